@@ -1,0 +1,81 @@
+/**
+ * Layering rules from docs/decisions and the design:
+ *   bin -> server -> services -> {machines, persistence, adapters}; simulator stands apart.
+ * Each rule names the arrow it forbids so a failure reads like the design.
+ */
+const layer = (name) => `^${name}/`;
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'machines-are-pure',
+      comment: 'Statecharts decide; they never do I/O or reach the store, adapters or server.',
+      severity: 'error',
+      from: { path: layer('machines') },
+      to: {
+        path: ['^(adapters|persistence|services|server|bin|simulator|bench)/'],
+      },
+    },
+    {
+      name: 'machines-no-io-builtins',
+      comment: 'No file system or network access from the statecharts.',
+      severity: 'error',
+      from: { path: layer('machines') },
+      to: { dependencyTypes: ['core'], path: '^(node:)?(fs|net|http|https|child_process|dgram|tls)' },
+    },
+    {
+      name: 'adapters-are-outbound-only',
+      comment: 'Outbound I/O never imports the layers above it.',
+      severity: 'error',
+      from: { path: layer('adapters') },
+      to: { path: ['^(services|server|bin|persistence|machines|simulator|bench)/'] },
+    },
+    {
+      name: 'foreman-cannot-reach-a2a',
+      comment: 'Foreman has no mutation path: its adapter may not reach the A2A client.',
+      severity: 'error',
+      from: { path: '^adapters/foreman/' },
+      to: { path: '^adapters/a2a/', reachable: true },
+    },
+    {
+      name: 'persistence-stands-below-services',
+      severity: 'error',
+      from: { path: layer('persistence') },
+      to: { path: ['^(services|server|bin|adapters|simulator|bench)/'] },
+    },
+    {
+      name: 'services-below-server',
+      severity: 'error',
+      from: { path: layer('services') },
+      to: { path: ['^(server|bin|simulator|bench)/'] },
+    },
+    {
+      name: 'server-below-bin',
+      severity: 'error',
+      from: { path: layer('server') },
+      to: { path: ['^(bin|simulator|bench)/'] },
+    },
+    {
+      name: 'simulator-stands-apart',
+      comment: 'The simulator shares only the published control-extension contract.',
+      severity: 'error',
+      from: { path: layer('simulator') },
+      to: {
+        path: ['^(services|server|bin|persistence|machines|bench)/', '^adapters/(?!a2a/control-contract)'],
+      },
+    },
+    {
+      name: 'no-circular',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '(^|/)(dist|coverage|test)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'], extensions: ['.ts', '.js'] },
+  },
+};

@@ -1,0 +1,45 @@
+/**
+ * Errors are values with stable codes, never strings to parse.
+ * @module
+ */
+
+export const REMOTE_ERROR_CODES = [
+  'remote_timeout',
+  'remote_unreachable',
+  'remote_http_status',
+  'remote_rpc_error',
+  'remote_malformed',
+  'remote_too_large',
+  'remote_redirect_refused',
+  'remote_auth_failed',
+  'task_not_found',
+  'unsupported_capability',
+  'lease_held',
+  'lease_stale_epoch',
+  'lease_not_held',
+  'request_id_conflict',
+] as const;
+export type RemoteErrorCode = (typeof REMOTE_ERROR_CODES)[number];
+
+/**
+ * Whether a failed request may have taken effect on the remote. A mutation whose failure is
+ * `ambiguous` must never be re-sent; only a readback by request id can settle it.
+ * - `not_sent`: the request never left (connect refused, DNS, capability refused locally).
+ * - `rejected`: the remote answered clearly that it did not apply it (JSON-RPC error, 4xx).
+ * - `ambiguous`: the request may have been applied (timeout after send, reset, 5xx, garbled answer).
+ */
+export type SendOutcome = 'not_sent' | 'rejected' | 'ambiguous';
+
+export interface RemoteError {
+  readonly code: RemoteErrorCode;
+  /** One sanitized sentence; never contains a credential or the raw remote body. */
+  readonly message: string;
+  readonly outcome: SendOutcome;
+  readonly httpStatus?: number;
+  readonly rpcCode?: number;
+}
+
+export type Result<T, E = RemoteError> = { ok: true; value: T } | { ok: false; error: E };
+
+export const ok = <T>(value: T): Result<T, never> => ({ ok: true, value });
+export const err = <E>(error: E): Result<never, E> => ({ ok: false, error });
