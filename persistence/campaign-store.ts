@@ -1,0 +1,249 @@
+/**
+ * The campaign store: one durable JSON document per campaign (see `store-layout.ts`).
+ *
+ * - Reads take no lock (writes are atomic renames) and fail closed: a corrupt or
+ *   unknown-version document is returned as such, reported once, and never rewritten.
+ * - `transact` is the only way to change a document: per-campaign in-process queue, then the
+ *   cross-process lock, then a re-read under the lock, then `fn`, validation, the
+ *   no-regression check, a durable write (fsync file + folder) and release.
+ *
+ * @example
+ *   const store = await openCampaignStore({ root: '/var/lib/argus-supervisor' });
+ *   await store.create(newCampaignDocument({ campaignId: 'c1', objective: 'fine-tune', createdAt: new Date() }));
+ *   const r = await store.transact('c1', (doc) => ({ ...doc, paused: true }));
+ * @module
+ */
+import * as fsp from 'node:fs/promises';
+import path from 'node:path';
+import { campaignIdFromFileName, isValidCampaignId } from './campaign-id.js';
+import { acquireCampaignLock, DEFAULT_LOCK_SETTINGS, isLockFailure, type LockSettings } from './campaign-lock.js';
+import { campaignDocumentSchema, summarizeIssues, type CampaignDocument, type PublicEvent } from './campaign-document.js';
+import { reportCorruptDocument } from './corrupt-report.js';
+import { checkDocumentTransition } from './document-transition.js';
+import { DurableJsonFile, isTempFileName, syncDirectory } from './durable-json-adapter.js';
+import { KeyedMutex } from './keyed-mutex.js';
+import { isFailClosed, readDocument, type DocumentRead, type FailClosedCode } from './read-document.js';
+import { PersistenceError, describeError, failure, isPersistenceError, type StoreErrorCode, type StoreFailure } from './store-errors.js';
+import { storeLayout, type StoreLayout } from './store-layout.js';
+
+/** Structurally satisfied by a pino logger. */
+export interface StoreLogger {
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+export interface StoreWrite {
+  campaignId: string;
+  kind: 'create' | 'transact';
+  appendedEvents: PublicEvent[];
+}
+
+export interface CampaignStoreOptions {
+  root: string;
+  logger?: StoreLogger;
+  lock?: Partial<LockSettings>;
+  /** Called after each durable document write (feeds `argus_supervisor_store_writes_total`). */
+  onWrite?: (write: StoreWrite) => void;
+  now?: () => Date;
+}
+
+export type LoadResult =
+  | { id: string; ok: true; doc: CampaignDocument }
+  | { id: string; ok: false; code: FailClosedCode | 'io_failed'; reason: string };
+
+export type LoadOneResult = LoadResult | { id: string; ok: false; code: 'campaign_not_found' | 'invalid_campaign_id'; reason: string };
+
+export type WriteResult = { ok: true; doc: CampaignDocument; written: boolean } | StoreFailure<StoreErrorCode>;
+
+/** Return the next document, or null for "no change" (nothing is written). Must not do I/O. */
+export type Transaction = (doc: CampaignDocument) => CampaignDocument | null;
+
+export interface CampaignStore {
+  readonly layout: StoreLayout;
+  listIds(): Promise<string[]>;
+  loadAll(options?: { concurrency?: number }): Promise<LoadResult[]>;
+  load(id: string): Promise<LoadOneResult>;
+  create(doc: CampaignDocument): Promise<WriteResult>;
+  transact(id: string, fn: Transaction): Promise<WriteResult>;
+  /** Durable document writes made by this store instance. */
+  writes(): number;
+}
+
+/** Temp files older than this at open are leftovers of a crashed writer. */
+const ORPHAN_TEMP_AGE_MS = 10 * 60 * 1000;
+
+export async function openCampaignStore(options: CampaignStoreOptions): Promise<CampaignStore> {
+  await fsp.mkdir(options.root, { recursive: true });
+  const layout = storeLayout(await fsp.realpath(options.root));
+  for (const dir of [layout.campaignsDir, layout.eventsDir, layout.locksDir, layout.corruptDir]) {
+    await fsp.mkdir(dir, { recursive: true });
+  }
+  await syncDirectory(fsp, layout.root);
+  const store = new FileCampaignStore(layout, options);
+  await store.sweepOrphanTempFiles();
+  return store;
+}
+
+class FileCampaignStore implements CampaignStore {
+  private readonly mutex = new KeyedMutex();
+  private readonly lockSettings: LockSettings;
+  private readonly now: () => Date;
+  private writeCount = 0;
+
+  constructor(
+    readonly layout: StoreLayout,
+    private readonly options: CampaignStoreOptions,
+  ) {
+    this.lockSettings = { ...DEFAULT_LOCK_SETTINGS, ...options.lock };
+    this.now = options.now ?? (() => new Date());
+  }
+
+  writes(): number {
+    return this.writeCount;
+  }
+
+  async listIds(): Promise<string[]> {
+    const names = await fsp.readdir(this.layout.campaignsDir);
+    const ids: string[] = [];
+    for (const name of names) {
+      const id = campaignIdFromFileName(name);
+      if (id !== null) ids.push(id);
+    }
+    return ids.sort();
+  }
+
+  async loadAll(options: { concurrency?: number } = {}): Promise<LoadResult[]> {
+    const ids = await this.listIds();
+    const results: (LoadResult | null)[] = new Array(ids.length).fill(null);
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < ids.length) {
+        const index = next++;
+        const id = ids[index]!;
+        const result = await this.load(id);
+        // A document removed between listing and reading is simply gone.
+        if (result.ok || (result.code !== 'campaign_not_found' && result.code !== 'invalid_campaign_id')) results[index] = result as LoadResult;
+      }
+    };
+    const concurrency = Math.max(1, Math.min(options.concurrency ?? 32, 256));
+    await Promise.all(Array.from({ length: Math.min(concurrency, ids.length) }, worker));
+    return results.filter((r): r is LoadResult => r !== null);
+  }
+
+  async load(id: string): Promise<LoadOneResult> {
+    if (!isValidCampaignId(id)) return { id, ...failure('invalid_campaign_id', 'campaign id must match [A-Za-z0-9._-]{1,128} without a leading dot') };
+    const read = await this.readAndReport(id);
+    return read.ok ? { id, ok: true, doc: read.doc } : { id, ok: false, code: read.code, reason: read.reason };
+  }
+
+  async create(doc: CampaignDocument): Promise<WriteResult> {
+    const id = doc.campaignId;
+    if (!isValidCampaignId(id)) return failure('invalid_campaign_id', 'campaign id must match [A-Za-z0-9._-]{1,128} without a leading dot');
+    const parsed = campaignDocumentSchema.safeParse(doc);
+    if (!parsed.success) return failure('document_invalid', summarizeIssues(parsed.error));
+    return this.underLock(id, async (file) => {
+      // Any file at the path, even a corrupt one, means the id is taken: never replace it.
+      const exists = await fsp.lstat(this.layout.documentPath(id)).then(() => true, (e: NodeJS.ErrnoException) => (e.code === 'ENOENT' ? false : Promise.reject(e)));
+      if (exists) return failure('campaign_exists', `campaign ${id} already exists`);
+      return this.commit(file, 'create', null, parsed.data);
+    });
+  }
+
+  async transact(id: string, fn: Transaction): Promise<WriteResult> {
+    if (!isValidCampaignId(id)) return failure('invalid_campaign_id', 'campaign id must match [A-Za-z0-9._-]{1,128} without a leading dot');
+    return this.underLock(id, async (file) => {
+      // Re-read under the lock: whatever the caller saw before may be stale.
+      const read = await this.readAndReport(id, file);
+      if (!read.ok) return failure(read.code, read.reason);
+      const prev = read.doc;
+      let proposed: CampaignDocument | null;
+      try {
+        // fn gets its own copy so an in-place edit cannot hide a regression from the check.
+        proposed = fn(structuredClone(prev));
+      } catch (error) {
+        return failure('transaction_failed', describeError(error));
+      }
+      if (proposed === null) return { ok: true, doc: prev, written: false };
+      const parsed = campaignDocumentSchema.safeParse(proposed);
+      if (!parsed.success) return failure('document_invalid', summarizeIssues(parsed.error));
+      const transition = checkDocumentTransition(prev, parsed.data);
+      if (!transition.ok) return transition;
+      return this.commit(file, 'transact', prev, parsed.data);
+    });
+  }
+
+  /** Removes temp files a crashed writer left behind (never a document). */
+  async sweepOrphanTempFiles(): Promise<void> {
+    const cutoff = Date.now() - ORPHAN_TEMP_AGE_MS;
+    for (const name of await fsp.readdir(this.layout.campaignsDir)) {
+      if (!isTempFileName(name)) continue;
+      const full = path.join(this.layout.campaignsDir, name);
+      const stat = await fsp.stat(full).catch(() => null);
+      if (stat && stat.mtimeMs < cutoff) await fsp.unlink(full).catch(() => undefined);
+    }
+  }
+
+  private underLock(id: string, work: (file: DurableJsonFile<unknown>) => Promise<WriteResult>): Promise<WriteResult> {
+    return this.mutex.run(id, async () => {
+      const documentPath = this.layout.documentPath(id);
+      const lock = await acquireCampaignLock(documentPath, this.layout.lockPath(id), this.lockSettings, (reason) =>
+        this.options.logger?.error({ campaignId: id, reason }, 'campaign lock compromised'),
+      );
+      if (isLockFailure(lock)) return lock;
+      const file = new DurableJsonFile<unknown>(documentPath, {
+        beforeCommit: () => {
+          if (lock.compromised) throw new PersistenceError('lock_compromised', `lock for ${id} was taken over as stale`);
+        },
+      });
+      try {
+        return await work(file);
+      } catch (error) {
+        if (isPersistenceError(error)) return failure(error.code, error.message);
+        return failure('io_failed', describeError(error));
+      } finally {
+        await lock.release();
+      }
+    });
+  }
+
+  private async commit(file: DurableJsonFile<unknown>, kind: StoreWrite['kind'], prev: CampaignDocument | null, next: CampaignDocument): Promise<WriteResult> {
+    await file.write(next);
+    this.writeCount++;
+    const fromSeq = prev?.outbox.nextSeq ?? 1;
+    const appendedEvents = next.outbox.events.filter((event) => event.seq >= fromSeq);
+    this.options.onWrite?.({ campaignId: next.campaignId, kind, appendedEvents });
+    await this.projectEvents(next.campaignId, appendedEvents);
+    return { ok: true, doc: next, written: true };
+  }
+
+  /** The jsonl projection is diagnostic only: the document already holds the truth. */
+  private async projectEvents(id: string, events: PublicEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    const lines = events.map((event) => `${JSON.stringify(event)}\n`).join('');
+    await fsp.appendFile(this.layout.eventsPath(id), lines, 'utf8').catch((error: unknown) => {
+      this.options.logger?.warn({ campaignId: id, reason: describeError(error) }, 'event projection append failed');
+    });
+  }
+
+  private async readAndReport(id: string, file = new DurableJsonFile<unknown>(this.layout.documentPath(id))): Promise<DocumentRead> {
+    const read = await readDocument(file, id);
+    if (isFailClosed(read)) await this.report(id, read.code, read.reason);
+    return read;
+  }
+
+  private async report(id: string, code: FailClosedCode, reason: string): Promise<void> {
+    try {
+      const written = await reportCorruptDocument({
+        corruptDir: this.layout.corruptDir,
+        documentPath: this.layout.documentPath(id),
+        campaignId: id,
+        code,
+        reason,
+        now: this.now(),
+      });
+      if (written) this.options.logger?.error({ campaignId: id, code, reason, report: written }, 'campaign document failed closed');
+    } catch (error) {
+      this.options.logger?.error({ campaignId: id, code, reason: describeError(error) }, 'could not write corrupt-document report');
+    }
+  }
+}

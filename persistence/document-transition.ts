@@ -1,0 +1,58 @@
+/**
+ * What a transaction may never do to a campaign document, checked by the store on every
+ * write (so a bug in any caller fails closed instead of corrupting history): change the
+ * campaign's identity, move a monotonic counter backwards, forget a consumed decision, or
+ * drop or rewrite a journaled intent other than as `intent-journal.ts` allows. Pure.
+ * @module
+ */
+import { isUnresolved, type CampaignDocument, type MutationIntent } from './campaign-document.js';
+import { failure, type StoreFailure } from './store-errors.js';
+
+export type TransitionResult = { ok: true } | StoreFailure<'document_regression'>;
+
+export function checkDocumentTransition(prev: CampaignDocument, next: CampaignDocument): TransitionResult {
+  const problem = findRegression(prev, next);
+  return problem === null ? { ok: true } : failure('document_regression', problem);
+}
+
+function findRegression(prev: CampaignDocument, next: CampaignDocument): string | null {
+  if (next.campaignId !== prev.campaignId) return 'campaignId cannot change';
+  if (next.createdAt !== prev.createdAt) return 'createdAt cannot change';
+  if (next.outbox.nextSeq < prev.outbox.nextSeq) return `outbox.nextSeq went back from ${prev.outbox.nextSeq} to ${next.outbox.nextSeq}`;
+  if (next.wake.totals.argus < prev.wake.totals.argus || next.wake.totals.foreman < prev.wake.totals.foreman) {
+    return 'wake totals cannot decrease';
+  }
+  if (next.attemptsSubmitted < prev.attemptsSubmitted) return 'attemptsSubmitted cannot decrease';
+  const consumed = new Set(next.consumedDecisions);
+  const forgotten = prev.consumedDecisions.find((id) => !consumed.has(id));
+  if (forgotten !== undefined) return `consumed decision ${forgotten} cannot be forgotten`;
+  return findIntentRegression(prev.intents, next.intents);
+}
+
+function findIntentRegression(prevIntents: MutationIntent[], nextIntents: MutationIntent[]): string | null {
+  const byId = new Map(nextIntents.map((intent) => [intent.requestId, intent]));
+  for (const before of prevIntents) {
+    const after = byId.get(before.requestId);
+    if (!after) {
+      if (isUnresolved(before)) return `unresolved intent ${before.requestId} cannot be dropped`;
+      continue; // retention trimming of a clearly settled intent
+    }
+    if (after.action !== before.action || after.epoch !== before.epoch || after.payloadDigest !== before.payloadDigest || after.createdAt !== before.createdAt) {
+      return `intent ${before.requestId} cannot be rewritten`;
+    }
+    if (before.outcome === null) continue;
+    if (sameOutcome(before, after)) continue;
+    const resolvedByReadback =
+      before.outcome.status === 'ambiguous' &&
+      after.outcome?.settledBy === 'readback' &&
+      (after.outcome.status === 'applied' || after.outcome.status === 'not_applied');
+    if (!resolvedByReadback) return `settled outcome of intent ${before.requestId} cannot change`;
+  }
+  return null;
+}
+
+const sameOutcome = (a: MutationIntent, b: MutationIntent): boolean =>
+  a.outcome?.status === b.outcome?.status &&
+  a.outcome?.code === b.outcome?.code &&
+  a.outcome?.at === b.outcome?.at &&
+  a.outcome?.settledBy === b.outcome?.settledBy;

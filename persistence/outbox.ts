@@ -1,0 +1,69 @@
+/**
+ * The durable outbox: public events get monotonic ids (`${campaignId}:${seq}`) that are never
+ * reused, even after old events are trimmed, and a dedupe key that was published once is
+ * never published again (within the bounded key memory). Pure: no I/O, no clock.
+ * @module
+ */
+import type { PublicEventKind } from '../machines/vocabulary.js';
+import {
+  OUTBOX_EVENT_RETENTION,
+  PUBLISHED_KEY_RETENTION,
+  toIso,
+  type CampaignDocument,
+  type PublicEvent,
+} from './campaign-document.js';
+
+export interface PublicEventDraft {
+  kind: PublicEventKind;
+  dedupeKey: string;
+  summary: string;
+  data?: Record<string, unknown>;
+}
+
+export interface AppendResult {
+  doc: CampaignDocument;
+  /** The events actually appended, in order; drafts with a published key are skipped. */
+  appended: PublicEvent[];
+}
+
+/**
+ * @example
+ *   const { doc: next, appended } = appendPublicEvents(doc, [{ kind: 'NEEDS_YOU', dedupeKey: 't1:q1', summary: 'Question' }], now);
+ */
+export function appendPublicEvents(doc: CampaignDocument, drafts: readonly PublicEventDraft[], now: Date | string): AppendResult {
+  const published = new Set(doc.outbox.publishedKeys);
+  const at = toIso(now);
+  const appended: PublicEvent[] = [];
+  let nextSeq = doc.outbox.nextSeq;
+  for (const draft of drafts) {
+    if (published.has(draft.dedupeKey)) continue;
+    published.add(draft.dedupeKey);
+    const seq = nextSeq++;
+    appended.push({
+      id: `${doc.campaignId}:${seq}`,
+      seq,
+      kind: draft.kind,
+      campaignId: doc.campaignId,
+      at,
+      dedupeKey: draft.dedupeKey,
+      summary: draft.summary,
+      data: draft.data ?? {},
+    });
+  }
+  if (appended.length === 0) return { doc, appended };
+  return {
+    doc: {
+      ...doc,
+      outbox: {
+        nextSeq,
+        events: [...doc.outbox.events, ...appended].slice(-OUTBOX_EVENT_RETENTION),
+        publishedKeys: [...doc.outbox.publishedKeys, ...appended.map((e) => e.dedupeKey)].slice(-PUBLISHED_KEY_RETENTION),
+      },
+    },
+    appended,
+  };
+}
+
+/** Events with seq greater than `afterSeq` still retained (for a consumer catching up by id). */
+export const eventsAfter = (doc: CampaignDocument, afterSeq: number): PublicEvent[] =>
+  doc.outbox.events.filter((event) => event.seq > afterSeq);

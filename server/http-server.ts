@@ -1,0 +1,89 @@
+/**
+ * The inbound face: one listening socket (TCP or a Unix socket for a sidecar), a public
+ * `/health`, authenticated JSON POST routes compatible with the original plugin, and
+ * `/metrics`. Fastify because it is pino-native (docs/decisions.md).
+ * @module
+ */
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
+import type { Logger } from 'pino';
+import { API_ERROR_STATUS, type ApiError } from '../services/api-errors.js';
+import { buildInfo } from '../services/build-info.js';
+import type { ApiResult, SupervisorApi } from '../services/supervisor-api.js';
+import { createKeyCheck } from './auth.js';
+
+export const API_PREFIX = '/api/plugins/argus_supervisor';
+
+export interface HttpServerOptions {
+  supervisor: SupervisorApi;
+  apiKey: string | null;
+  logger: Logger;
+  /** Request bodies above this are refused before parsing. */
+  bodyLimitBytes?: number;
+}
+
+export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
+  const app = Fastify({
+    loggerInstance: opts.logger.child({ component: 'http' }) as FastifyBaseLogger,
+    bodyLimit: opts.bodyLimitBytes ?? 64 * 1024,
+    disableRequestLogging: true,
+  });
+  const isAuthorized = createKeyCheck(opts.apiKey);
+  const { supervisor } = opts;
+
+  app.setErrorHandler((error: { statusCode?: number; code?: string }, _req, reply) => {
+    // Fastify's own parse/size errors become our stable shape; nothing from the body is echoed.
+    const status = error.statusCode && error.statusCode < 500 ? error.statusCode : 500;
+    const code = status === 413 ? 'request_too_large' : status < 500 ? 'invalid_request' : 'internal_error';
+    const message =
+      status === 413
+        ? 'The request body is larger than the API accepts.'
+        : status < 500
+          ? 'The request body is not valid JSON.'
+          : 'The supervisor hit an internal error; see its log.';
+    void reply.code(status).send({ ok: false, error: { code, message } });
+  });
+
+  app.get('/health', async () => ({ status: 'ok', ...buildInfo() }));
+
+  app.register(async (protectedRoutes) => {
+    protectedRoutes.addHook('onRequest', async (req, reply) => {
+      if (!isAuthorized(req.headers)) {
+        return reply
+          .code(401)
+          .send({ ok: false, error: { code: 'unauthorized', message: 'A valid API key is required (X-API-KEY or Authorization: Bearer).' } });
+      }
+    });
+
+    protectedRoutes.get('/metrics', async (_req, reply) => {
+      const body = await supervisor.metrics.registry.metrics();
+      return reply.type(supervisor.metrics.registry.contentType).send(body);
+    });
+
+    protectedRoutes.post(`${API_PREFIX}/health`, async () => ({ ok: true, ...supervisor.health() }));
+    protectedRoutes.post(`${API_PREFIX}/status`, async () => ({ ok: true, ...supervisor.status() }));
+    protectedRoutes.post(`${API_PREFIX}/campaigns`, async (req, reply) => send(reply, await supervisor.campaigns(req.body ?? {})));
+    protectedRoutes.post(`${API_PREFIX}/campaign_action`, async (req, reply) =>
+      send(reply, await supervisor.campaignAction(req.body ?? {})),
+    );
+  });
+
+  return app;
+}
+
+function send(reply: FastifyReply, result: ApiResult<unknown>) {
+  if (result.ok) return reply.send({ ok: true, ...(result.value as object) });
+  return reply.code(statusOf(result.error)).send({ ok: false, error: result.error });
+}
+
+function statusOf(error: ApiError): number {
+  return API_ERROR_STATUS[error.code] ?? 400;
+}
+
+/** Starts listening on TCP or a Unix socket and resolves to a printable address. */
+export async function listen(
+  app: FastifyInstance,
+  where: { kind: 'tcp'; host: string; port: number } | { kind: 'unix'; path: string },
+): Promise<string> {
+  if (where.kind === 'unix') return app.listen({ path: where.path });
+  return app.listen({ host: where.host, port: where.port });
+}

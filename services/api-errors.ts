@@ -1,0 +1,36 @@
+/**
+ * Operator-facing rejections: one stable code and one sentence each. The server maps codes to
+ * HTTP statuses; a plugin host gets the same values from the library.
+ * @module
+ */
+
+export const API_ERROR_STATUS = {
+  invalid_request: 400,
+  unauthorized: 401,
+  campaign_not_found: 404,
+  campaign_exists: 409,
+  campaign_corrupt: 409,
+  campaign_closed: 409,
+  action_not_allowed: 409,
+  lease_required: 409,
+  lease_stale_epoch: 409,
+  lease_held: 409,
+  lease_not_held: 409,
+  readback_stale: 409,
+  attempt_limit_reached: 409,
+  intent_unresolved: 409,
+  intent_not_found: 409,
+  unsupported_capability: 409,
+  remote_not_configured: 503,
+  remote_unavailable: 502,
+  supervisor_disabled: 503,
+} as const;
+
+export type ApiErrorCode = keyof typeof API_ERROR_STATUS;
+
+export interface ApiError {
+  code: ApiErrorCode;
+  message: string;
+}
+
+export const apiError = (code: ApiErrorCode, message: string): ApiError => ({ code, message });

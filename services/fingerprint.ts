@@ -1,0 +1,35 @@
+/**
+ * The material fingerprint: one string per snapshot, equal exactly when nothing that matters
+ * changed. An unchanged tick (the common case, 10,000 campaigns every cadence) then costs one
+ * string comparison: no write, no Foreman, no Argus.
+ * @module
+ */
+import type { TaskSnapshot } from '../adapters/a2a/snapshot.js';
+
+/**
+ * Material: task id, state, stage, attempt, attemptId, artifact ids, lease holder and epoch,
+ * missionComplete. Never: revision (bumps on every progress step), progress, timestamp,
+ * status-message text or digest (routine stdout lives there), lease `expiresAt` (every renewal
+ * moves it; the heartbeat tracks expiry itself).
+ *
+ * @example
+ *   if (materialFingerprint(snapshot) === view.fingerprint) return; // nothing material
+ */
+export function materialFingerprint(snapshot: TaskSnapshot): string {
+  const control = snapshot.control;
+  const lease = control?.lease ?? null;
+  // Artifact order is the remote's listing order, not a change; sort a copy (lists are short).
+  const artifactIds = snapshot.artifacts.length > 1 ? snapshot.artifacts.map((a) => a.id).sort() : snapshot.artifacts.map((a) => a.id);
+  return JSON.stringify([
+    1, // fingerprint format version: a new format must never compare equal to an old one
+    snapshot.id,
+    snapshot.state,
+    control?.stage ?? null,
+    control ? control.attempt : null,
+    control?.attemptId ?? null,
+    artifactIds,
+    lease ? lease.holder : null,
+    lease ? lease.epoch : null,
+    control?.missionComplete === true,
+  ]);
+}

@@ -1,0 +1,72 @@
+/**
+ * The read model the API and the operator page read: campaign summaries and the public event
+ * feed, in an @xstate/store. It is a projection of the durable documents, rebuilt at start and
+ * updated only when a document changes — never the source of truth.
+ * @module
+ */
+import { createStore } from '@xstate/store';
+import type { PublicEventKind } from '../machines/vocabulary.js';
+
+/** What the API shows about one campaign. Never a credential, never the remote URL. */
+export interface CampaignSummary {
+  campaign_id: string;
+  objective: string;
+  state: string;
+  attention: string;
+  paused: boolean;
+  corrupt: boolean;
+  remote: {
+    task_id: string | null;
+    context_id: string | null;
+    state: string | null;
+    stage: string | null;
+    attempt: number | null;
+    observed_at: string | null;
+  };
+  lease: { mode: 'observer' | 'controller'; epoch: number | null; expires_at: string | null };
+  pending_question: string | null;
+  open_intent: { request_id: string; action: string } | null;
+  max_attempts: number;
+  attempts_submitted: number;
+  consecutive_read_failures: number;
+}
+
+export interface PublicEventView {
+  id: string;
+  seq: number;
+  kind: PublicEventKind;
+  campaign_id: string;
+  at: string;
+  summary: string;
+  data: Record<string, unknown>;
+}
+
+/** The feed keeps the most recent events in memory; the documents keep their own outboxes. */
+export const FEED_LIMIT = 1000;
+
+export function createReadModel() {
+  return createStore({
+    context: {
+      campaigns: {} as Record<string, CampaignSummary>,
+      events: [] as PublicEventView[],
+    },
+    on: {
+      campaignsLoaded: (ctx, ev: { summaries: CampaignSummary[]; events: PublicEventView[] }) => ({
+        campaigns: Object.fromEntries(ev.summaries.map((s) => [s.campaign_id, s])),
+        events: sortFeed(ev.events).slice(-FEED_LIMIT),
+      }),
+      campaignUpdated: (ctx, ev: { summary: CampaignSummary }) => ({
+        ...ctx,
+        campaigns: { ...ctx.campaigns, [ev.summary.campaign_id]: ev.summary },
+      }),
+      publicEventsAppended: (ctx, ev: { events: PublicEventView[] }) =>
+        ev.events.length === 0 ? ctx : { ...ctx, events: [...ctx.events, ...ev.events].slice(-FEED_LIMIT) },
+    },
+  });
+}
+
+export type ReadModel = ReturnType<typeof createReadModel>;
+
+function sortFeed(events: PublicEventView[]): PublicEventView[] {
+  return [...events].sort((a, b) => (a.at === b.at ? a.id.localeCompare(b.id) : a.at.localeCompare(b.at)));
+}

@@ -1,0 +1,45 @@
+/**
+ * The surface a plugin host or the HTTP server uses. Inputs are `unknown` on purpose: the
+ * supervisor validates every body itself, so the library is as strict as the HTTP API.
+ * @module
+ */
+import type { ApiError } from './api-errors.js';
+import type { CampaignSummary, PublicEventView, ReadModel } from './read-model.js';
+import type { SupervisorMetrics } from './metrics.js';
+
+export type ApiResult<T> = { ok: true; value: T } | { ok: false; error: ApiError };
+
+export interface HealthView {
+  enabled: boolean;
+  runtime: { argus: 'not_configured' | 'present' | 'missing'; foreman: 'disabled' | 'present' | 'missing' };
+  configured: { remote: boolean; remote_token: boolean; api_key: boolean; backend: boolean };
+  api_key_source: 'deployment_secret' | 'generated_local' | 'missing';
+  controller_id: string;
+  heartbeat_seconds: number;
+  last_tick: { at: string; ticked: number; errors: number } | null;
+  campaigns: { total: number; corrupt: number };
+  remote: {
+    reachable: boolean | null;
+    protocol_version: string | null;
+    capabilities: Record<string, boolean> | null;
+    control_extension: boolean | null;
+    mutations_enabled: boolean | null;
+    unsupported: string[];
+  };
+}
+
+export interface StatusView {
+  campaigns: CampaignSummary[];
+  events: PublicEventView[];
+}
+
+export interface SupervisorApi {
+  readonly readModel: ReadModel;
+  readonly metrics: SupervisorMetrics;
+  health(): HealthView;
+  status(): StatusView;
+  /** `{action: "list" | "get" | "create", ...}` */
+  campaigns(body: unknown): Promise<ApiResult<unknown>>;
+  /** `{campaign_id, action, ...arguments}` */
+  campaignAction(body: unknown): Promise<ApiResult<unknown>>;
+}
