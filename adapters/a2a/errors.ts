@@ -18,6 +18,10 @@ export const REMOTE_ERROR_CODES = [
   'lease_stale_epoch',
   'lease_not_held',
   'request_id_conflict',
+  // The configured base URL was refused before any I/O (userinfo, token-like query, embedded token).
+  'remote_url_rejected',
+  // An argument was refused before any I/O (empty task id, TTL out of bounds).
+  'invalid_request',
 ] as const;
 export type RemoteErrorCode = (typeof REMOTE_ERROR_CODES)[number];
 
@@ -43,3 +47,20 @@ export type Result<T, E = RemoteError> = { ok: true; value: T } | { ok: false; e
 
 export const ok = <T>(value: T): Result<T, never> => ({ ok: true, value });
 export const err = <E>(error: E): Result<never, E> => ({ ok: false, error });
+
+/** Builds a RemoteError; optional fields are omitted rather than set to undefined. */
+export function remoteError(
+  code: RemoteErrorCode,
+  message: string,
+  outcome: SendOutcome,
+  extra: { httpStatus?: number; rpcCode?: number } = {},
+): RemoteError {
+  const error: { -readonly [K in keyof RemoteError]: RemoteError[K] } = { code, message, outcome };
+  if (extra.httpStatus !== undefined) error.httpStatus = extra.httpStatus;
+  if (extra.rpcCode !== undefined) error.rpcCode = extra.rpcCode;
+  return error;
+}
+
+/** A failure refused locally: nothing left this process, so it is always safe to retry. */
+export const refusedLocally = (code: RemoteErrorCode, message: string): Result<never> =>
+  err(remoteError(code, message, 'not_sent'));

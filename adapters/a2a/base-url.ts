@@ -1,0 +1,80 @@
+/**
+ * The configured remote URL and the URLs derived from it. Credentials travel only in
+ * headers, so a URL that could carry one is refused before any request is made.
+ * @module
+ */
+import { err, ok, remoteError, type Result } from './errors.js';
+
+/** Query parameter names that usually carry a credential. */
+const TOKEN_LIKE_PARAM = /(token|key|secret|passw|auth|sig|cred|session)/i;
+
+/** A validated base URL: origin plus a path without a trailing slash ('' for the root). */
+export interface BaseUrl {
+  readonly origin: string;
+  readonly path: string;
+}
+
+const rejected = (sentence: string) => err(remoteError('remote_url_rejected', sentence, 'not_sent'));
+
+/**
+ * Validates the operator's base URL. Never echoes the URL back: a rejected URL may hold a secret.
+ * @example parseBaseUrl('http://127.0.0.1:8080/a2a') // ok({origin: 'http://127.0.0.1:8080', path: '/a2a'})
+ */
+export function parseBaseUrl(raw: string, token?: string): Result<BaseUrl> {
+  if (token && token.length >= 4 && raw.includes(token)) {
+    return rejected('the A2A base URL embeds the access token; pass it as OPENTRAINING_A2A_TOKEN instead');
+  }
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return rejected('the A2A base URL is not a valid absolute URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    return rejected('the A2A base URL must use http or https');
+  }
+  if (url.username || url.password) {
+    return rejected('the A2A base URL must not contain user info; credentials travel only in headers');
+  }
+  for (const name of url.searchParams.keys()) {
+    if (TOKEN_LIKE_PARAM.test(name)) {
+      return rejected('the A2A base URL carries a credential-like query parameter; credentials travel only in headers');
+    }
+  }
+  if (url.search) {
+    return rejected('the A2A base URL must not carry a query string');
+  }
+  return ok({ origin: url.origin, path: url.pathname.replace(/\/+$/, '') });
+}
+
+/** Agent-card locations in the order tried: under the base path first, then at the origin root. */
+export function cardCandidates(base: BaseUrl): string[] {
+  const names = ['/.well-known/agent-card.json', '/.well-known/agent.json'];
+  const underBase = names.map((name) => `${base.path}${name}`);
+  return base.path === '' ? underBase : [...underBase, ...names];
+}
+
+/** The canonical trailing-slash mount root, where a card that names no endpoint is served. */
+export const mountRoot = (base: BaseUrl): string => `${base.path}/`;
+
+/**
+ * Chooses the JSON-RPC path on the operator's origin from the URL the card advertises.
+ * A card URL on another origin is only a path hint: credentials never travel to a host the
+ * operator did not configure (cards often name `localhost` behind a proxy). A URL equal to
+ * the mount root gets its trailing slash, which frameworks that mount sub-apps require.
+ */
+export function resolveRpcPath(base: BaseUrl, advertised: string | undefined): string {
+  if (!advertised) return mountRoot(base);
+  let url: URL;
+  try {
+    url = new URL(advertised, `${base.origin}${mountRoot(base)}`);
+  } catch {
+    return mountRoot(base);
+  }
+  if (url.username || url.password || url.search) return mountRoot(base);
+  const path = url.pathname;
+  const trimmed = path.replace(/\/+$/, '');
+  if (trimmed === base.path) return mountRoot(base);
+  if (url.origin === base.origin) return path;
+  return trimmed.startsWith(`${base.path}/`) ? path : mountRoot(base);
+}

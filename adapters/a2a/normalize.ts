@@ -1,0 +1,108 @@
+/**
+ * Dialect normalization: a task as any supported A2A version sends it (1.0 `TASK_STATE_*`
+ * and `{text}` parts, 0.3/0.2.5 lowercase states and `kind` fields) becomes one TaskSnapshot.
+ * Unknown fields are ignored; a field of the wrong type makes the whole answer malformed.
+ * @module
+ */
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { CONTROL_EXTENSION_URI } from './control-contract.js';
+import { err, ok, remoteError, type Result } from './errors.js';
+import { sanitizeRemoteText } from './sanitize.js';
+import { controlMetadataSchema, type NormalizedState, type TaskSnapshot } from './snapshot.js';
+
+/** Long enough to recognize a status line; short enough never to flood a prompt or a log. */
+export const EXCERPT_MAX = 500;
+
+const partSchema = z.object({ text: z.string().optional() });
+const messageSchema = z.object({ role: z.string(), parts: z.array(partSchema).default([]) });
+
+export const wireTaskSchema = z.object({
+  id: z.string().min(1),
+  contextId: z.string().min(1),
+  status: z.object({
+    state: z.string(),
+    message: messageSchema.nullish(),
+    timestamp: z.string().nullish(),
+  }),
+  artifacts: z.array(z.object({ artifactId: z.string(), name: z.string().nullish() })).nullish(),
+  history: z.array(messageSchema).nullish(),
+  metadata: z.record(z.string(), z.unknown()).nullish(),
+});
+type WireMessage = z.infer<typeof messageSchema>;
+
+/** Both spellings map here: 1.0 `TASK_STATE_INPUT_REQUIRED` and 0.3 `input-required`. */
+const STATES: Readonly<Record<string, NormalizedState>> = {
+  submitted: 'submitted',
+  working: 'working',
+  'input-required': 'input-required',
+  'auth-required': 'auth-required',
+  completed: 'completed',
+  failed: 'failed',
+  canceled: 'canceled',
+  cancelled: 'canceled',
+  rejected: 'rejected',
+};
+
+export function normalizeState(raw: string): NormalizedState {
+  const key = raw.startsWith('TASK_STATE_') ? raw.slice('TASK_STATE_'.length).toLowerCase().replace(/_/g, '-') : raw;
+  return STATES[key] ?? 'unknown';
+}
+
+const isAgent = (m: WireMessage) => m.role === 'agent' || m.role === 'ROLE_AGENT';
+
+const textOf = (m: WireMessage): string =>
+  m.parts
+    .map((p) => p.text)
+    .filter((t): t is string => t !== undefined)
+    .join('\n');
+
+/** The status message if it says something, else the last agent entry in history (0.2.5 keeps results there). */
+function latestAgentText(task: z.infer<typeof wireTaskSchema>): string | null {
+  const status = task.status.message;
+  if (status && isAgent(status)) {
+    const text = textOf(status);
+    if (text !== '') return text;
+  }
+  const history = task.history ?? [];
+  for (let i = history.length - 1; i >= 0; i--) {
+    const entry = history[i];
+    if (entry && isAgent(entry)) {
+      const text = textOf(entry);
+      if (text !== '') return text;
+    }
+  }
+  return null;
+}
+
+const malformed = (sentence: string) => err(remoteError('remote_malformed', sentence, 'ambiguous'));
+
+/**
+ * Normalizes one wire task. `secrets` are redacted from the excerpt (a remote may echo a credential).
+ * @example normalizeTask({id: 't', contextId: 'c', status: {state: 'TASK_STATE_WORKING'}}, []) // ok(snapshot)
+ */
+export function normalizeTask(raw: unknown, secrets: readonly string[]): Result<TaskSnapshot> {
+  const parsed = wireTaskSchema.safeParse(raw);
+  if (!parsed.success) return malformed('the remote task does not have the shape of an A2A task');
+  const task = parsed.data;
+
+  const block = task.metadata?.[CONTROL_EXTENSION_URI];
+  let control: TaskSnapshot['control'] = null;
+  if (block !== undefined && block !== null) {
+    const controlParsed = controlMetadataSchema.safeParse(block);
+    if (!controlParsed.success) return malformed('the remote task carries an invalid control-extension block');
+    control = controlParsed.data;
+  }
+
+  const text = latestAgentText(task);
+  return ok({
+    id: task.id,
+    contextId: task.contextId,
+    state: normalizeState(task.status.state),
+    timestamp: task.status.timestamp ?? null,
+    artifacts: (task.artifacts ?? []).map((a) => ({ id: a.artifactId, name: a.name ?? null })),
+    latestAgentMessageDigest: text === null ? null : createHash('sha256').update(text).digest('hex'),
+    latestAgentMessageExcerpt: text === null ? null : sanitizeRemoteText(text, secrets, EXCERPT_MAX),
+    control,
+  });
+}

@@ -1,0 +1,88 @@
+/**
+ * The public shape of the A2A client: what a campaign actor can ask of a remote.
+ * @module
+ */
+import type { Logger } from '../logger.js';
+import type { ControlAuthority, LeaseResult, RequestReadback } from './control-contract.js';
+import type { RemoteDescription } from './discovery.js';
+import type { Result } from './errors.js';
+import type { TaskSnapshot } from './snapshot.js';
+
+export interface A2AClientOptions {
+  /** e.g. `http://127.0.0.1:8080/a2a`; must carry no credential (no userinfo, no token query). */
+  baseUrl: string;
+  /** Sent as `Authorization: Bearer` and `X-API-KEY`; the caller reads OPENTRAINING_A2A_TOKEN. */
+  token?: string;
+  /** Bounded waits; defaults 3 s to connect, 10 s for headers, 10 s between body chunks. */
+  timeouts?: { connectMs?: number; headersMs?: number; bodyMs?: number };
+  /** Response-size cap, default 1 MiB. */
+  maxBodyBytes?: number;
+  logger?: Logger;
+  /** Keep-alive sockets to the remote, default 64. */
+  connections?: number;
+}
+
+export interface SubmitRequest {
+  /** The instruction for the new attempt. Authority never goes here: it rides in metadata. */
+  text: string;
+  /** The leased context; omitted only when the remote opens a fresh one. */
+  contextId?: string;
+  authority: ControlAuthority;
+}
+
+export interface LeaseClaimRequest {
+  contextId?: string;
+  controllerId: string;
+  ttlSeconds: number;
+  requestId: string;
+}
+
+export interface LeaseRenewRequest {
+  contextId: string;
+  controllerId: string;
+  epoch: number;
+  ttlSeconds: number;
+  requestId: string;
+}
+
+export interface LeaseReleaseRequest {
+  contextId: string;
+  controllerId: string;
+  epoch: number;
+  requestId: string;
+}
+
+export interface InterveneRequest {
+  taskId: string;
+  instruction: string;
+  authority: ControlAuthority;
+}
+
+export interface InterveneResult {
+  requestId: string;
+  status: 'applied';
+}
+
+/** The control extension's methods (docs/control-extension.md). */
+export interface A2AControl {
+  leaseGet(req: { contextId: string }): Promise<Result<LeaseResult>>;
+  leaseClaim(req: LeaseClaimRequest): Promise<Result<LeaseResult>>;
+  leaseRenew(req: LeaseRenewRequest): Promise<Result<LeaseResult>>;
+  leaseRelease(req: LeaseReleaseRequest): Promise<Result<LeaseResult>>;
+  intervene(req: InterveneRequest): Promise<Result<InterveneResult>>;
+  requestGet(req: { requestId: string }): Promise<Result<RequestReadback>>;
+}
+
+export interface A2AClient {
+  /** Reads the agent card once; later calls return the cached description. */
+  discover(): Promise<Result<RemoteDescription>>;
+  /** The heartbeat's one request: compact status, lease readback included when the remote has it. */
+  getTask(taskId: string): Promise<Result<TaskSnapshot>>;
+  /** Starts a new attempt without waiting for it (non-blocking send). Fenced. */
+  submit(req: SubmitRequest): Promise<Result<TaskSnapshot>>;
+  /** Fenced cancel of one task. */
+  cancel(taskId: string, opts: { authority: ControlAuthority }): Promise<Result<TaskSnapshot>>;
+  readonly control: A2AControl;
+  /** Closes the keep-alive pool; later calls fail with `not_sent`. */
+  close(): Promise<void>;
+}

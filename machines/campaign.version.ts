@@ -1,0 +1,32 @@
+/**
+ * The machine version persisted with every snapshot, and the checks that make a restore fail
+ * closed: XState throws only when a state value no longer exists, while a renamed guard or a
+ * changed context shape would restore "successfully" into the wrong rules.
+ * @module
+ */
+import type { AnyMachineSnapshot } from 'xstate';
+
+/** Bump on any change to states, events, guards or context shape. */
+export const CAMPAIGN_MACHINE_VERSION = 'campaign@1';
+
+/** The envelope the store keeps (`CampaignDocument.machine`). */
+export interface PersistedCampaignMachine {
+  version: string;
+  snapshot: unknown;
+}
+
+export type RestoreCheck = { ok: true; snapshot: unknown } | { ok: false; code: 'machine_version_unknown'; version: string };
+
+export const isKnownMachineVersion = (version: string): boolean => version === CAMPAIGN_MACHINE_VERSION;
+
+/** Refuses a snapshot written by any other machine version (the caller fails closed). */
+export function checkRestorable(persisted: PersistedCampaignMachine): RestoreCheck {
+  if (!isKnownMachineVersion(persisted.version)) return { ok: false, code: 'machine_version_unknown', version: persisted.version };
+  return { ok: true, snapshot: persisted.snapshot };
+}
+
+/**
+ * True when no invoked effect is active, so restoring this snapshot starts nothing. Persist only
+ * then: XState re-runs an in-flight promise actor from the start on restore.
+ */
+export const isQuiescent = (snapshot: AnyMachineSnapshot): boolean => !snapshot.hasTag('effect-in-flight');

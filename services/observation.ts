@@ -1,0 +1,151 @@
+/**
+ * What one heartbeat reading does to a campaign document, as pure functions run inside a
+ * store transaction: reduce the remote snapshot, step the machine, append public events and
+ * record wake requests. No I/O here; the supervisor does the reading and the writing.
+ * @module
+ */
+import type { TaskSnapshot } from '../adapters/a2a/snapshot.js';
+import { INTERRUPTED_STATES } from '../adapters/a2a/snapshot.js';
+import type { CampaignEmitted, CampaignEvent, LeaseReadback } from '../machines/campaign.types.js';
+import type { PublicEventDraft, WakeRequest } from '../machines/vocabulary.js';
+import type { CampaignDocument, PublicEvent, WakeRequest as RecordedWake } from '../persistence/campaign-document.js';
+import { appendPublicEvents } from '../persistence/outbox.js';
+import { recordWakeRequests } from '../persistence/wake-requests.js';
+import { stepCampaign } from './campaign-actor.js';
+import { controlLostDraft, intentAmbiguousDraft, reduce, reduceReadFailure } from './reducer.js';
+
+export interface DocumentChange {
+  doc: CampaignDocument;
+  appended: PublicEvent[];
+  wakes: RecordedWake[];
+}
+
+export interface ObserveContext {
+  controllerId: string;
+  now: Date;
+}
+
+/** The lease readback a snapshot carries, in the machine's words. */
+export function readbackOf(snapshot: TaskSnapshot, now: Date): LeaseReadback | null {
+  const lease = snapshot.control?.lease;
+  return lease ? { holder: lease.holder, epoch: lease.epoch, expiresAt: lease.expiresAt, readAt: now.toISOString() } : null;
+}
+
+/**
+ * A successful read. Returns null when nothing needs writing (not material, no failure streak
+ * to reset): the caller then writes nothing, which is the whole point of the heartbeat.
+ */
+export function applyObservation(doc: CampaignDocument, snapshot: TaskSnapshot, ctx: ObserveContext): DocumentChange | null {
+  const reduced = reduce(doc.remoteView, snapshot, {
+    campaignId: doc.campaignId,
+    controllerId: ctx.controllerId,
+    now: ctx.now,
+    published: new Set(doc.outbox.publishedKeys),
+  });
+  const recovering = doc.readFailures.consecutiveFailures > 0;
+  if (!reduced.material && !recovering) return null;
+
+  const event: CampaignEvent = {
+    type: 'REMOTE_OBSERVED',
+    observedAt: ctx.now.toISOString(),
+    events: reduced.events,
+    wakes: reduced.wakes,
+    remoteBlocked: INTERRUPTED_STATES.has(snapshot.state),
+    readback: readbackOf(snapshot, ctx.now),
+  };
+  const next: CampaignDocument = {
+    ...doc,
+    remote: { ...doc.remote, contextId: doc.remote.contextId ?? snapshot.contextId },
+    remoteView: reduced.view,
+    attemptId: reduced.view.attemptId ?? doc.attemptId,
+    readFailures: { consecutiveFailures: 0, nextReadAt: null, criticalRaised: false },
+  };
+  return stepAndPublish(next, [event], reduced.publicEvents, ctx.now);
+}
+
+/** A failed read: count it, back off, and raise the one CRITICAL at the third in a row. */
+export function applyReadFailure(
+  doc: CampaignDocument,
+  error: { code: string },
+  ctx: ObserveContext & { cadenceMs: number },
+): DocumentChange & { backoffMs: number } {
+  const consecutiveFailures = doc.readFailures.consecutiveFailures + 1;
+  // The last successful observation names this outage, so the next outage alerts again.
+  const outageStartedAt = doc.remoteView?.observedAt ?? doc.createdAt;
+  const failure = reduceReadFailure(consecutiveFailures, {
+    campaignId: doc.campaignId,
+    cadenceMs: ctx.cadenceMs,
+    outageStartedAt,
+    errorCode: error.code,
+  });
+  const next: CampaignDocument = {
+    ...doc,
+    readFailures: {
+      consecutiveFailures,
+      nextReadAt: new Date(ctx.now.getTime() + failure.backoffMs).toISOString(),
+      criticalRaised: doc.readFailures.criticalRaised || failure.critical,
+    },
+  };
+  const change = stepAndPublish(
+    next,
+    [{ type: 'REMOTE_UNAVAILABLE', consecutiveFailures, critical: failure.critical }],
+    failure.publicEvents,
+    ctx.now,
+  );
+  return { ...change, backoffMs: failure.backoffMs };
+}
+
+/**
+ * Steps the machine with `events`, then turns what it emitted into public drafts and wake
+ * requests, and appends everything to the document's outbox in one go.
+ */
+export function stepAndPublish(
+  doc: CampaignDocument,
+  events: CampaignEvent[],
+  drafts: PublicEventDraft[],
+  now: Date,
+): DocumentChange {
+  const step = stepCampaign(doc, events);
+  const withMachine = applyMachineContext({ ...doc, machine: step.persisted }, step, now);
+  return publish(withMachine, [...drafts, ...draftsFromEmitted(step.emitted)], wakesFromEmitted(step.emitted), now);
+}
+
+/** Public drafts and wake requests from what the machine emitted (CONTROL_LOST, INTENT_AMBIGUOUS). */
+export function draftsFromEmitted(emitted: CampaignEmitted[]): PublicEventDraft[] {
+  const drafts: PublicEventDraft[] = [];
+  for (const e of emitted) {
+    if (e.type === 'CONTROL_LOST') drafts.push(controlLostDraft(e));
+    if (e.type === 'INTENT_AMBIGUOUS') drafts.push(intentAmbiguousDraft(e));
+  }
+  return drafts;
+}
+
+export function wakesFromEmitted(emitted: CampaignEmitted[]): WakeRequest[] {
+  return emitted.flatMap((e) => (e.type === 'WAKE_REQUESTED' ? [e.wake] : []));
+}
+
+export function publish(doc: CampaignDocument, drafts: PublicEventDraft[], wakes: WakeRequest[], now: Date): DocumentChange {
+  const { doc: withEvents, appended } = appendPublicEvents(doc, drafts, now);
+  const eventIdByKey = new Map(withEvents.outbox.events.map((e) => [e.dedupeKey, e.id]));
+  const { doc: withWakes, recorded } = recordWakeRequests(
+    withEvents,
+    wakes.map((w) => ({ ...w, eventId: eventIdByKey.get(w.dedupeKey) ?? null })),
+    now,
+  );
+  return { doc: withWakes, appended, wakes: recorded };
+}
+
+/** Mirrors the machine context fields the document also keeps (question, lease, attempts). */
+export function applyMachineContext(doc: CampaignDocument, step: { snapshot: { context: unknown } }, now: Date): CampaignDocument {
+  const ctx = step.snapshot.context as {
+    pendingQuestion: { key: string; text: string } | null;
+    attemptsSubmitted: number;
+  };
+  const q = ctx.pendingQuestion;
+  const pendingQuestion = q
+    ? doc.pendingQuestion && doc.pendingQuestion.eventId === q.key
+      ? doc.pendingQuestion
+      : { text: q.text, askedAt: now.toISOString(), eventId: q.key }
+    : null;
+  return { ...doc, pendingQuestion, attemptsSubmitted: Math.max(doc.attemptsSubmitted, ctx.attemptsSubmitted) };
+}

@@ -1,0 +1,456 @@
+/**
+ * The actor system a plugin host embeds: it loads every campaign, re-reads remote status,
+ * runs the heartbeat, and answers the operator API. It never submits or claims at start and
+ * never creates a remote task on its own.
+ *
+ * @example
+ *   const supervisor = await createSupervisor({ config: loadConfig(process.env) });
+ *   await supervisor.start();
+ *   await supervisor.campaigns({ action: 'create', campaign_id: 'c1', objective: '...', remote_task_id: 't1' });
+ * @module
+ */
+import { performance } from 'node:perf_hooks';
+import { createA2AClient, type A2AClient } from '../adapters/a2a/index.js';
+import type { RemoteDescription } from '../adapters/a2a/discovery.js';
+import { silentLogger, type Logger } from '../adapters/logger.js';
+import type { CampaignEvent } from '../machines/campaign.types.js';
+import { explainRefusal } from '../machines/campaign.refusals.js';
+import type { WakeTarget } from '../machines/vocabulary.js';
+import { newCampaignDocument, type CampaignDocument, type WakeRequest as RecordedWake } from '../persistence/campaign-document.js';
+import { openCampaignStore, type CampaignStore } from '../persistence/campaign-store.js';
+import { openIntent, recordIntentOutcome } from '../persistence/intent-journal.js';
+import { apiError, type ApiError } from './api-errors.js';
+import { campaignActionSchema, campaignsBodySchema, describeIssues, type CampaignActionBody } from './api-schemas.js';
+import { initialMachine, peekSnapshot } from './campaign-actor.js';
+import { corruptEntry, entryFromDocument, isDue, type CampaignEntry } from './campaign-registry.js';
+import { corruptSummary, eventViews, summarize } from './campaign-summary.js';
+import type { SupervisorConfig } from './config.js';
+import { materialFingerprint } from './fingerprint.js';
+import { createHeartbeat, type Heartbeat, type SweepReport } from './heartbeat.js';
+import { createMetrics, type SupervisorMetrics } from './metrics.js';
+import { applyObservation, applyReadFailure, stepAndPublish, type DocumentChange } from './observation.js';
+import { createReadModel, type CampaignSummary, type ReadModel } from './read-model.js';
+import type { ApiResult, HealthView, StatusView, SupervisorApi } from './supervisor-api.js';
+import { KeyedQueue } from './keyed-queue.js';
+
+/**
+ * Where wake requests go. The Argus and Foreman bridges are a later issue; until then the
+ * requests are only recorded durably (and counted), and tests pass a counting bridge here.
+ */
+export type WakeHandler = (campaignId: string, wake: RecordedWake) => Promise<void>;
+
+export interface SupervisorOptions {
+  config: SupervisorConfig;
+  logger?: Logger;
+  /** Injected remote (tests, embedding hosts); default: an A2A client for `config.a2aUrl`. */
+  remote?: A2AClient | null;
+  wakeHandlers?: Partial<Record<WakeTarget, WakeHandler>>;
+  /** Heartbeat concurrency (default 64). */
+  concurrency?: number;
+  now?: () => Date;
+  metrics?: SupervisorMetrics;
+}
+
+export interface Supervisor extends SupervisorApi {
+  start(opts?: { heartbeat?: boolean; initialSweep?: boolean }): Promise<void>;
+  stop(): Promise<void>;
+  /** One heartbeat sweep over every due campaign, now. */
+  sweep(): Promise<SweepReport>;
+  /** Reads one campaign now (the `observe` action). */
+  observe(campaignId: string): Promise<ApiResult<unknown>>;
+  readonly store: CampaignStore | null;
+}
+
+export async function createSupervisor(opts: SupervisorOptions): Promise<Supervisor> {
+  const { config } = opts;
+  const logger = (opts.logger ?? silentLogger()).child({ component: 'supervisor' });
+  const now = opts.now ?? (() => new Date());
+  const metrics = opts.metrics ?? createMetrics();
+  const readModel: ReadModel = createReadModel();
+  const entries = new Map<string, CampaignEntry>();
+  const queue = new KeyedQueue();
+  const cadenceMs = config.heartbeatSeconds * 1000;
+  const remote: A2AClient | null =
+    opts.remote !== undefined
+      ? opts.remote
+      : config.a2aUrl
+        ? createA2AClient({ baseUrl: config.a2aUrl, ...(config.a2aToken ? { token: config.a2aToken } : {}), logger })
+        : null;
+  let store: CampaignStore | null = null;
+  let description: RemoteDescription | null = null;
+  let remoteReachable: boolean | null = null;
+  let heartbeat: Heartbeat | null = null;
+
+  const requireStore = (): CampaignStore => {
+    if (!store) throw new Error('supervisor not started');
+    return store;
+  };
+
+  // ---- reading the remote ------------------------------------------------------------------
+
+  /** The heartbeat's unit of work. An unchanged reading returns after one request. */
+  async function tick(campaignId: string): Promise<void> {
+    const entry = entries.get(campaignId);
+    if (!entry || !entry.taskId || !remote) return;
+    const started = performance.now();
+    const read = await remote.getTask(entry.taskId);
+    metrics.remoteRequestSeconds.observe({ method: 'GetTask', outcome: read.ok ? 'ok' : read.error.code }, (performance.now() - started) / 1000);
+    if (read.ok) {
+      remoteReachable = true;
+      if (entry.consecutiveFailures === 0 && !entry.controlling && materialFingerprint(read.value) === entry.fingerprint) {
+        metrics.ticks.inc({ result: 'unchanged' });
+        return;
+      }
+      await queue.run(campaignId, () =>
+        commit(campaignId, (doc) => applyObservation(doc, read.value, { controllerId: config.controllerId, now: now() }), 'changed'),
+      );
+      return;
+    }
+    metrics.ticks.inc({ result: 'failed' });
+    logger.warn({ campaignId, code: read.error.code }, 'remote read failed');
+    await queue.run(campaignId, () =>
+      commit(campaignId, (doc) => applyReadFailure(doc, read.error, { controllerId: config.controllerId, now: now(), cadenceMs }), null),
+    );
+  }
+
+  /**
+   * Runs a pure document change under the store's lock, then mirrors the result into memory,
+   * the read model, metrics and the wake handlers. Returns what was appended.
+   */
+  async function commit(
+    campaignId: string,
+    change: (doc: CampaignDocument) => DocumentChange | null,
+    tickResult: 'changed' | null,
+  ): Promise<DocumentChange | null> {
+    let result: DocumentChange | null = null;
+    const written = await requireStore().transact(campaignId, (doc) => {
+      result = change(doc);
+      return result ? result.doc : null;
+    });
+    if (!written.ok) {
+      logger.error({ campaignId, code: written.code }, 'campaign write refused');
+      if (written.code === 'document_corrupt' || written.code === 'document_version_unknown') markCorrupt(campaignId, written.code, written.reason);
+      return null;
+    }
+    if (tickResult) metrics.ticks.inc({ result: tickResult });
+    const applied = result as DocumentChange | null;
+    refresh(written.doc);
+    if (applied) await announce(campaignId, applied);
+    return applied;
+  }
+
+  async function announce(campaignId: string, change: DocumentChange): Promise<void> {
+    for (const event of change.appended) metrics.publicEvents.inc({ kind: event.kind });
+    if (change.appended.length) readModel.trigger.publicEventsAppended({ events: eventViews({ ...change.doc, outbox: { ...change.doc.outbox, events: change.appended } }) });
+    for (const wake of change.wakes) {
+      metrics.wakeRequests.inc({ target: wake.target });
+      const handler = opts.wakeHandlers?.[wake.target];
+      if (!handler) continue;
+      metrics.modelCalls.inc({ runtime: wake.target });
+      // A wake is durable before the handler runs; a failing handler never blocks observation.
+      await handler(campaignId, wake).catch((error: unknown) =>
+        logger.error({ campaignId, target: wake.target, err: String(error) }, 'wake handler failed'),
+      );
+    }
+  }
+
+  function refresh(doc: CampaignDocument): void {
+    const entry = entryFromDocument(doc);
+    entries.set(doc.campaignId, entry);
+    readModel.trigger.campaignUpdated({ summary: summarize(doc) });
+  }
+
+  function markCorrupt(campaignId: string, code: string, reason: string): void {
+    entries.set(campaignId, corruptEntry(campaignId, code, reason));
+    readModel.trigger.campaignUpdated({ summary: corruptSummary(campaignId) });
+  }
+
+  // ---- start / stop --------------------------------------------------------------------------
+
+  async function load(): Promise<void> {
+    store = await openCampaignStore({
+      root: config.stateRoot,
+      logger,
+      onWrite: () => metrics.storeWrites.inc(),
+    });
+    const loaded = await store.loadAll({ concurrency: 32 });
+    const summaries: CampaignSummary[] = [];
+    const events = [];
+    for (const result of loaded) {
+      if (!result.ok) {
+        logger.error({ campaignId: result.id, code: result.code }, 'campaign document fails closed');
+        entries.set(result.id, corruptEntry(result.id, result.code, result.reason));
+        summaries.push(corruptSummary(result.id));
+        continue;
+      }
+      try {
+        peekSnapshot(result.doc);
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        logger.error({ campaignId: result.id, code: 'machine_version_unknown' }, 'campaign machine fails closed');
+        entries.set(result.id, corruptEntry(result.id, 'machine_version_unknown', reason));
+        summaries.push(corruptSummary(result.id));
+        continue;
+      }
+      entries.set(result.id, entryFromDocument(result.doc));
+      summaries.push(summarize(result.doc));
+      events.push(...eventViews(result.doc));
+    }
+    readModel.trigger.campaignsLoaded({ summaries, events });
+    // A journaled intent without an outcome may have reached the remote before a crash: it is
+    // in doubt, whatever the restored snapshot says. Never re-run, never resend.
+    for (const entry of entries.values()) {
+      if (entry.hasOpenIntent) await queue.run(entry.id, () => commit(entry.id, markIntentInDoubt, null));
+    }
+  }
+
+  function markIntentInDoubt(doc: CampaignDocument): DocumentChange | null {
+    const intent = openIntent(doc);
+    if (!intent) return null;
+    let next = doc;
+    if (intent.outcome === null) {
+      const settled = recordIntentOutcome(doc, intent.requestId, { status: 'ambiguous', code: 'restart_in_doubt', at: now() });
+      if (!settled.ok) return null;
+      next = settled.doc;
+    }
+    const kind = intent.action === 'claim' || intent.action === 'renew' ? null : intent.action;
+    if (!kind) return { doc: next, appended: [], wakes: [] };
+    const event: CampaignEvent = { type: 'INTENT_IN_DOUBT', requestId: intent.requestId, kind };
+    return stepAndPublish({ ...next, controllerMode: 'observer', lease: null }, [event], [], now());
+  }
+
+  async function discoverRemote(): Promise<void> {
+    if (!remote) return;
+    const found = await remote.discover();
+    if (found.ok) {
+      description = found.value;
+      remoteReachable = true;
+      logger.info({ protocolVersion: description.protocolVersion, mutationsEnabled: description.mutationsEnabled }, 'remote discovered');
+    } else {
+      remoteReachable = false;
+      logger.warn({ code: found.error.code }, 'remote discovery failed; observation will retry on the heartbeat');
+    }
+  }
+
+  function dueCampaigns(at: number): string[] {
+    const due: string[] = [];
+    for (const entry of entries.values()) if (isDue(entry, at)) due.push(entry.id);
+    return due;
+  }
+
+  // ---- operator API --------------------------------------------------------------------------
+
+  function health(): HealthView {
+    let corrupt = 0;
+    for (const e of entries.values()) if (e.corrupt) corrupt++;
+    const last = heartbeat?.lastSweep ?? null;
+    return {
+      enabled: config.enabled,
+      runtime: { argus: config.argusPython ? 'missing' : 'not_configured', foreman: config.foremanEnabled ? 'missing' : 'disabled' },
+      configured: { remote: config.a2aUrl !== null, remote_token: config.a2aToken !== null, api_key: config.apiKey !== null, backend: config.backend !== null },
+      api_key_source: config.apiKeySource,
+      controller_id: config.controllerId,
+      heartbeat_seconds: config.heartbeatSeconds,
+      last_tick: last ? { at: new Date(last.finishedAt).toISOString(), ticked: last.ticked, errors: last.errors } : null,
+      campaigns: { total: entries.size, corrupt },
+      remote: {
+        reachable: remoteReachable,
+        protocol_version: description?.protocolVersion ?? null,
+        capabilities: description ? { ...description.capabilities } : null,
+        control_extension: description?.controlExtension ?? null,
+        mutations_enabled: description?.mutationsEnabled ?? null,
+        unsupported: description ? [...description.unsupported] : [],
+      },
+    };
+  }
+
+  function status(): StatusView {
+    const ctx = readModel.getSnapshot().context;
+    return { campaigns: Object.values(ctx.campaigns), events: ctx.events };
+  }
+
+  async function campaigns(body: unknown): Promise<ApiResult<unknown>> {
+    const parsed = campaignsBodySchema.safeParse(body);
+    if (!parsed.success) return fail(apiError('invalid_request', describeIssues(parsed.error)));
+    const req = parsed.data;
+    if (req.action === 'list') return ok({ campaigns: status().campaigns });
+    if (req.action === 'get') {
+      const summary = readModel.getSnapshot().context.campaigns[req.campaign_id];
+      if (!summary) return fail(apiError('campaign_not_found', `No campaign is named ${req.campaign_id}.`));
+      const events = readModel.getSnapshot().context.events.filter((e) => e.campaign_id === req.campaign_id);
+      return ok({ campaign: summary, events });
+    }
+    if (entries.has(req.campaign_id)) return fail(apiError('campaign_exists', `A campaign named ${req.campaign_id} already exists.`));
+    const maxAttempts = req.max_attempts ?? 3;
+    const doc = newCampaignDocument({
+      campaignId: req.campaign_id,
+      objective: req.objective,
+      createdAt: now(),
+      maxAttempts,
+      // An attached task was started elsewhere: it is observed, never resubmitted.
+      remote: req.remote_task_id
+        ? { taskId: req.remote_task_id, contextId: null, attached: true }
+        : { taskId: null, contextId: null, attached: false },
+    });
+    const created = await requireStore().create({
+      ...doc,
+      machine: initialMachine({ campaignId: req.campaign_id, controllerId: config.controllerId, maxAttempts }),
+    });
+    if (!created.ok) {
+      if (created.code === 'campaign_exists') return fail(apiError('campaign_exists', `A campaign named ${req.campaign_id} already exists.`));
+      return fail(apiError('invalid_request', `The campaign could not be created (${created.code}).`));
+    }
+    refresh(created.doc);
+    return ok({ campaign: summarize(created.doc) });
+  }
+
+  async function campaignAction(body: unknown): Promise<ApiResult<unknown>> {
+    const parsed = campaignActionSchema.safeParse(body);
+    if (!parsed.success) return fail(apiError('invalid_request', describeIssues(parsed.error)));
+    const req = parsed.data;
+    const entry = entries.get(req.campaign_id);
+    if (!entry) return fail(apiError('campaign_not_found', `No campaign is named ${req.campaign_id}.`));
+    if (entry.corrupt) {
+      return fail(apiError('campaign_corrupt', `The campaign document failed closed (${entry.corrupt.code}); it is reported, never replaced.`));
+    }
+    return queue.run(req.campaign_id, () => dispatch(req));
+  }
+
+  async function dispatch(req: CampaignActionBody): Promise<ApiResult<unknown>> {
+    switch (req.action) {
+      case 'observe':
+        return observeNow(req.campaign_id);
+      case 'pause':
+        return machineAction(req.campaign_id, { type: 'PAUSE' }, (doc) => ({ ...doc, paused: true }));
+      case 'resume': {
+        const resumed = await machineAction(req.campaign_id, { type: 'RESUME' }, (doc) => ({
+          ...doc,
+          paused: false,
+          readFailures: { ...doc.readFailures, nextReadAt: null },
+        }));
+        // Resume only observes and reads back; it never claims.
+        return resumed.ok ? observeNow(req.campaign_id) : resumed;
+      }
+      case 'close':
+        return machineAction(req.campaign_id, { type: 'CLOSE' }, (doc) => doc);
+      case 'answer': {
+        const doc = await loadDoc(req.campaign_id);
+        if (!doc.ok) return doc;
+        const key = doc.value.pendingQuestion?.eventId;
+        if (!key) return fail(apiError('action_not_allowed', 'The campaign has no pending question to answer.'));
+        return machineAction(req.campaign_id, { type: 'OPERATOR_ANSWER', questionKey: key, answer: req.text }, (d) => d);
+      }
+      default:
+        return authorityAction(req);
+    }
+  }
+
+  /** Placeholder until the authority path lands: refuses, sends nothing, changes nothing. */
+  async function authorityAction(req: CampaignActionBody): Promise<ApiResult<unknown>> {
+    return fail(apiError('action_not_allowed', `The ${req.action} action is not available in this build.`));
+  }
+
+  async function observeNow(campaignId: string): Promise<ApiResult<unknown>> {
+    const entry = entries.get(campaignId)!;
+    if (!remote) return fail(apiError('remote_not_configured', 'No OpenTraining A2A URL is configured.'));
+    if (!entry.taskId) return fail(apiError('action_not_allowed', 'The campaign has no remote task to observe yet.'));
+    if (entry.paused) return fail(apiError('action_not_allowed', 'The campaign is paused; resume it to observe.'));
+    const before = outboxSeq(campaignId);
+    const read = await remote.getTask(entry.taskId);
+    let change: DocumentChange | null;
+    if (read.ok) {
+      remoteReachable = true;
+      change = await commit(campaignId, (doc) => applyObservation(doc, read.value, { controllerId: config.controllerId, now: now() }), null);
+    } else {
+      change = await commit(campaignId, (doc) => applyReadFailure(doc, read.error, { controllerId: config.controllerId, now: now(), cadenceMs }), null);
+    }
+    const summary = readModel.getSnapshot().context.campaigns[campaignId];
+    const events = readModel.getSnapshot().context.events.filter((e) => e.campaign_id === campaignId && e.seq >= before);
+    return ok({
+      campaign: summary,
+      changed: change !== null,
+      events,
+      ...(read.ok ? {} : { read_error: { code: read.error.code, message: read.error.message } }),
+    });
+  }
+
+  function outboxSeq(campaignId: string): number {
+    const events = readModel.getSnapshot().context.events.filter((e) => e.campaign_id === campaignId);
+    return events.length ? events[events.length - 1]!.seq + 1 : 0;
+  }
+
+  async function loadDoc(campaignId: string): Promise<ApiResult<CampaignDocument>> {
+    const loaded = await requireStore().load(campaignId);
+    if (!loaded.ok) return fail(apiError('campaign_corrupt', `The campaign document could not be read (${loaded.code}).`));
+    return ok(loaded.doc);
+  }
+
+  /** Sends one operator event the machine must accept (checked with `can()` first). */
+  async function machineAction(
+    campaignId: string,
+    event: CampaignEvent,
+    alsoChange: (doc: CampaignDocument) => CampaignDocument,
+  ): Promise<ApiResult<unknown>> {
+    const current = await loadDoc(campaignId);
+    if (!current.ok) return current;
+    const refusal = explainRefusal(peekSnapshot(current.value), event);
+    if (refusal) return fail(refusalError(refusal, event.type));
+    const change = await commit(campaignId, (doc) => stepAndPublish(alsoChange(doc), [event], [], now()), null);
+    if (!change) return fail(apiError('action_not_allowed', 'The campaign could not be updated.'));
+    return ok({ campaign: summarize(change.doc) });
+  }
+
+  return {
+    readModel,
+    metrics,
+    get store() {
+      return store;
+    },
+    health,
+    status,
+    campaigns,
+    campaignAction,
+    observe: (campaignId) => campaignAction({ campaign_id: campaignId, action: 'observe' }),
+    async start(startOpts = {}) {
+      await load();
+      await discoverRemote();
+      heartbeat = createHeartbeat({
+        cadenceMs,
+        concurrency: opts.concurrency ?? 64,
+        dueCampaigns: (at) => dueCampaigns(at),
+        tick,
+        onSweepError: (campaignId, error) => logger.error({ campaignId, err: String(error) }, 'tick failed'),
+      });
+      // After a restart, re-read every campaign's remote status (read-only: no claim, no submit).
+      if (startOpts.initialSweep ?? true) void heartbeat.sweep();
+      if (startOpts.heartbeat ?? true) heartbeat.start();
+    },
+    async stop() {
+      await heartbeat?.stop();
+      await remote?.close();
+    },
+    sweep() {
+      if (!heartbeat) throw new Error('supervisor not started');
+      return heartbeat.sweep();
+    },
+  };
+}
+
+const ok = <T>(value: T): ApiResult<T> => ({ ok: true, value });
+const fail = (error: ApiError): ApiResult<never> => ({ ok: false, error });
+
+function refusalError(code: string, eventType: string): ApiError {
+  const sentences: Record<string, [ApiError['code'], string]> = {
+    campaign_closed: ['campaign_closed', 'The campaign is closed.'],
+    campaign_paused: ['action_not_allowed', 'The campaign is paused; resume it first.'],
+    not_paused: ['action_not_allowed', 'The campaign is not paused.'],
+    effect_in_flight: ['action_not_allowed', 'Another remote operation is in flight for this campaign; try again after it settles.'],
+    no_pending_question: ['action_not_allowed', 'The campaign has no pending question to answer.'],
+    question_stale: ['action_not_allowed', 'That question is no longer pending.'],
+    intent_unresolved: ['intent_unresolved', 'A mutation is in doubt; resolve_intent must settle it first.'],
+    lease_required: ['lease_required', 'The campaign does not hold the controller lease; claim it first.'],
+    lease_stale_epoch: ['lease_stale_epoch', 'The epoch does not match the lease this campaign holds.'],
+  };
+  const [apiCode, sentence] = sentences[code] ?? ['action_not_allowed', `The campaign cannot take ${eventType} now (${code}).`];
+  return apiError(apiCode, sentence);
+}

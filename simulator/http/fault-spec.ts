@@ -1,0 +1,95 @@
+/**
+ * Injectable faults, served per request in arrival order. Each spec stays armed for `count`
+ * matching requests; a spec without `methods` matches every A2A request (card fetches are
+ * named `agentCard`), except `lost-response`, which by default only hits mutations.
+ * @module
+ */
+import { CONTROL_METHODS } from '../../adapters/a2a/control-contract.js';
+
+export const FAULT_KINDS = ['http-5xx', 'malformed-json', 'redirect', 'oversized', 'slow', 'lost-response'] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
+
+export interface FaultSpec {
+  kind: FaultKind;
+  /** Matching requests to hit (default 1). */
+  count?: number;
+  /** JSON-RPC methods (or `agentCard`) this fault applies to. */
+  methods?: string[];
+  /** http-5xx: status to answer (default 503). */
+  status?: number;
+  /** slow: delay before any header is sent (default 10,000 ms). */
+  delayMs?: number;
+  /** oversized: body size in bytes (default 2 MiB). */
+  bytes?: number;
+  /** redirect: Location (default this server's /_sim/redirect-sink, which records the hit). */
+  location?: string;
+}
+
+/** Every method that changes remote state: the default target of `lost-response`. */
+export const MUTATION_METHODS: readonly string[] = [
+  'SendMessage',
+  'message/send',
+  'CancelTask',
+  'tasks/cancel',
+  CONTROL_METHODS.intervene,
+  CONTROL_METHODS.leaseClaim,
+  CONTROL_METHODS.leaseRenew,
+  CONTROL_METHODS.leaseRelease,
+];
+
+interface ArmedFault {
+  spec: FaultSpec;
+  remaining: number;
+}
+
+export class FaultInjector {
+  private armed: ArmedFault[] = [];
+  private readonly timers = new Set<NodeJS.Timeout>();
+
+  inject(specs: FaultSpec | FaultSpec[]): void {
+    for (const spec of Array.isArray(specs) ? specs : [specs]) {
+      if (!(FAULT_KINDS as readonly string[]).includes(spec.kind)) throw new RangeError(`unknown fault kind: ${String(spec.kind)}`);
+      const remaining = spec.count ?? 1;
+      if (!Number.isInteger(remaining) || remaining < 1) throw new RangeError('fault count must be a positive integer');
+      this.armed.push({ spec, remaining });
+    }
+  }
+
+  clear(): void {
+    this.armed = [];
+  }
+
+  get active(): number {
+    return this.armed.reduce((sum, fault) => sum + fault.remaining, 0);
+  }
+
+  /** The first armed fault matching this request, consumed by one. */
+  take(method: string): FaultSpec | undefined {
+    if (this.armed.length === 0) return undefined;
+    const index = this.armed.findIndex(({ spec }) => matches(spec, method));
+    if (index < 0) return undefined;
+    const fault = this.armed[index]!;
+    if (--fault.remaining === 0) this.armed.splice(index, 1);
+    return fault.spec;
+  }
+
+  /** Slow answers hold a timer; closing the simulator must not wait for them. */
+  delay(ms: number, then: () => void): void {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      then();
+    }, ms);
+    this.timers.add(timer);
+  }
+
+  dispose(): void {
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    this.armed = [];
+  }
+}
+
+function matches(spec: FaultSpec, method: string): boolean {
+  if (spec.methods) return spec.methods.includes(method);
+  return spec.kind === 'lost-response' ? MUTATION_METHODS.includes(method) : true;
+}

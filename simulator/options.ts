@@ -1,0 +1,76 @@
+/**
+ * Public options and handles of the OpenTraining simulator. Kept apart from the server code
+ * so callers (the CLI, tests, benchmarks) can import the types without pulling express in.
+ * @module
+ */
+import type { LeaseView } from '../adapters/a2a/control-contract.js';
+import type { FaultSpec } from './http/fault-spec.js';
+import type { SimulatorStats } from './world/stats.js';
+import type { ScenarioName, SimProtocol } from './names.js';
+import type { CreatedTasks, TaskSummary } from './world/world.js';
+
+export type { ScenarioName, SimProtocol } from './names.js';
+export type { CreatedTasks } from './world/world.js';
+
+/** The subset of a pino logger the simulator uses; a pino instance fits as is. */
+export interface SimulatorLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+export interface SimulatorOptions {
+  /** TCP port on 127.0.0.1; 0 (the default) picks an ephemeral one. */
+  port?: number;
+  /** Wire dialect: '1.0' (SDK), '0.3' (SDK legacy compat) or '0.2' (FastA2A-like, own layer). */
+  protocol?: SimProtocol;
+  /** Advertise and implement the control extension (default true); false = read-only remote. */
+  control?: boolean;
+  /** Scenario of tasks created by SendMessage / message/send (default 'training'). */
+  scenario?: ScenarioName;
+  /** When set, A2A endpoints require `Authorization: Bearer <token>` or `X-API-KEY: <token>`. */
+  token?: string;
+  /**
+   * Reject stale fenced mutations (default true). False models a naive remote that applies
+   * them anyway and counts them in `staleMutationsApplied`, so a test can prove that the
+   * client's own gate never sent one.
+   */
+  enforceEpochs?: boolean;
+  /**
+   * What the card claims in `params.epochEnforcement` (default true, even when
+   * `enforceEpochs` is false: the naive remote *claims* fencing it does not do, otherwise a
+   * correct client would never mutate it and its own gate could not be exercised).
+   */
+  advertiseEpochEnforcement?: boolean;
+  /** Polls spent in each stage of the staged scenarios (default 3). */
+  pollsPerStage?: number;
+  /** Poll of a `takeover` task at which the rival claims its context (default 2). */
+  takeoverAtPoll?: number;
+  /** Time source in epoch milliseconds (default Date.now); `advanceClock` adds to it. */
+  clock?: () => number;
+  logger?: SimulatorLogger;
+}
+
+export interface RunningSimulator {
+  /** The A2A base URL, e.g. http://127.0.0.1:PORT/a2a (cards and endpoints hang below it). */
+  readonly url: string;
+  readonly origin: string;
+  readonly port: number;
+  readonly protocol: SimProtocol;
+  readonly control: boolean;
+  close(): Promise<void>;
+  /** Creates tasks directly (each in a fresh context unless `contextId` is given). */
+  createTasks(count: number, scenario?: ScenarioName, contextId?: string): string[];
+  createTasksDetailed(count: number, scenario?: ScenarioName, contextId?: string): CreatedTasks;
+  /** One scenario step for one task, or for every unfinished task; returns how many moved. */
+  advance(taskId?: string): number;
+  /** Force-claims a context for another controller, bumping the epoch. */
+  takeover(contextId: string, controllerId: string, ttlSeconds?: number): LeaseView;
+  injectFaults(spec: FaultSpec | FaultSpec[]): void;
+  clearFaults(): void;
+  /** Moves the simulator's clock forward (lease expiry without sleeping). */
+  advanceClock(seconds: number): void;
+  /** A compact view of one task without advancing it. */
+  task(taskId: string): TaskSummary | undefined;
+  stats(): SimulatorStats;
+}

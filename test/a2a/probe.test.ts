@@ -1,0 +1,83 @@
+import { Command } from 'commander';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { registerProbe, runProbe } from '../../bin/commands/probe.js';
+import { closedPort, startFaultServer, startTrapServer, type FaultServer } from '../fixtures/fault-server.js';
+
+const TOKEN = 'tok-SECRET-1234';
+let fault: FaultServer;
+let trap: Awaited<ReturnType<typeof startTrapServer>>;
+
+beforeAll(async () => {
+  trap = await startTrapServer();
+  fault = await startFaultServer({ token: TOKEN, trapUrl: trap.url });
+});
+afterAll(async () => {
+  await fault?.close();
+  await trap?.close();
+});
+
+describe('runProbe', () => {
+  it('prints one JSON object describing a fully fenced 1.0 remote', async () => {
+    const out = await runProbe({ url: fault.base('v1'), token: TOKEN, compact: true });
+    expect(out.exitCode).toBe(0);
+    expect(out.stderr).toBe('');
+    expect(out.stdout.trim().split('\n')).toHaveLength(1);
+    expect(JSON.parse(out.stdout)).toEqual({
+      protocolVersion: '1.0',
+      rpcUrl: `${fault.origin}/v1/a2a/rpc`,
+      capabilities: {
+        discover: true,
+        submit: true,
+        status: true,
+        evidence: true,
+        claim_control: true,
+        renew_control: true,
+        release_control: true,
+        intervene: true,
+        cancel: true,
+      },
+      controlExtension: true,
+      mutationsEnabled: true,
+      unsupported: [],
+    });
+  });
+
+  it.each([
+    ['unreachable', async () => `http://127.0.0.1:${await closedPort()}/a2a`, 'remote_unreachable'],
+    ['auth refused', async () => fault.base('locked'), 'remote_auth_failed'],
+    ['credential in URL', async () => `${fault.base('v1')}?token=${TOKEN}`, 'remote_url_rejected'],
+  ])('%s: exit 1, one stderr line, empty stdout, no token', async (_name, url, code) => {
+    const out = await runProbe({ url: await url(), token: TOKEN });
+    expect(out.exitCode).toBe(1);
+    expect(out.stdout).toBe('');
+    expect(out.stderr).toMatch(new RegExp(`^probe failed: ${code}: [^\\n]+\\n$`));
+    expect(out.stderr).not.toContain(TOKEN);
+  });
+});
+
+describe('the probe command', () => {
+  it('reads the token from OPENTRAINING_A2A_TOKEN and writes the report to stdout', async () => {
+    const written: string[] = [];
+    const stdout = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    });
+    const previous = process.env.OPENTRAINING_A2A_TOKEN;
+    process.env.OPENTRAINING_A2A_TOKEN = TOKEN;
+    const before = fault.requests.length;
+    try {
+      const program = new Command().exitOverride();
+      registerProbe(program);
+      await program.parseAsync(['probe', '--url', fault.base('v1-plain'), '--json'], { from: 'user' });
+    } finally {
+      stdout.mockRestore();
+      if (previous === undefined) delete process.env.OPENTRAINING_A2A_TOKEN;
+      else process.env.OPENTRAINING_A2A_TOKEN = previous;
+    }
+    expect(JSON.parse(written.join(''))).toMatchObject({ protocolVersion: '1.0', mutationsEnabled: false });
+    const sent = fault.requests.slice(before);
+    expect(sent.length).toBeGreaterThan(0);
+    for (const r of sent) expect(r.headers['x-api-key']).toBe(TOKEN);
+    expect(process.exitCode ?? 0).toBe(0);
+  });
+});
