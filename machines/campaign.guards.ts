@@ -40,7 +40,7 @@ const ourEpoch = (context: CampaignContext): number | null => context.lease?.epo
 
 /** The ordered rules of a mutation, each with the stable code a refusal reports. */
 export const MUTATION_RULES = [
-  { guard: 'readbackFresh', code: 'readback_stale', holds: (c, e) => readbackIsFresh(e.readback, e.now) },
+  { guard: 'readbackFresh', code: 'readback_stale', holds: (_c, e) => readbackIsFresh(e.readback, e.now) },
   { guard: 'leaseValidForEpoch', code: 'lease_not_held', holds: (c, e) => readbackShowsOurLease(c.controllerId, ourEpoch(c), e.readback) },
   { guard: 'remoteEnforcesEpochs', code: 'unsupported_capability', holds: (_c, e) => e.epochEnforced },
   { guard: 'requestedEpochMatchesLease', code: 'lease_stale_epoch', holds: (c, e) => e.epoch === ourEpoch(c) },

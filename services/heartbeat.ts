@@ -111,10 +111,3 @@ export function createHeartbeat(opts: HeartbeatOptions): Heartbeat {
     },
   };
 }
-
-/** Exponential backoff for read failures: cadence, 2x, 4x ... capped at 30 minutes. */
-export function readBackoffMs(consecutiveFailures: number, cadenceMs: number): number {
-  const cap = 30 * 60 * 1000;
-  if (consecutiveFailures <= 0) return cadenceMs;
-  return Math.min(cap, cadenceMs * 2 ** (consecutiveFailures - 1));
-}

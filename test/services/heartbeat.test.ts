@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createHeartbeat, readBackoffMs } from '../../services/heartbeat.js';
+import { createHeartbeat } from '../../services/heartbeat.js';
 
 afterEach(() => vi.useRealTimers());
 
@@ -85,14 +85,5 @@ describe('heartbeat scheduler', () => {
     await hb.stop();
     await vi.advanceTimersByTimeAsync(10 * 63_000);
     expect(sweeps).toBe(2);
-  });
-
-  it('backs off reads exponentially up to 30 minutes', () => {
-    const cadence = 120_000;
-    expect(readBackoffMs(0, cadence)).toBe(120_000);
-    expect(readBackoffMs(1, cadence)).toBe(120_000);
-    expect(readBackoffMs(2, cadence)).toBe(240_000);
-    expect(readBackoffMs(3, cadence)).toBe(480_000);
-    expect(readBackoffMs(20, cadence)).toBe(1_800_000);
   });
 });
