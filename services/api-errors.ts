@@ -23,6 +23,8 @@ export const API_ERROR_STATUS = {
   unsupported_capability: 409,
   remote_not_configured: 503,
   remote_unavailable: 502,
+  remote_rejected: 409,
+  mutation_in_doubt: 502,
   supervisor_disabled: 503,
 } as const;
 

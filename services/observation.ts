@@ -5,14 +5,14 @@
  * @module
  */
 import type { TaskSnapshot } from '../adapters/a2a/snapshot.js';
-import { INTERRUPTED_STATES } from '../adapters/a2a/snapshot.js';
-import type { CampaignEmitted, CampaignEvent, LeaseReadback } from '../machines/campaign.types.js';
+import type { CampaignEmitted, CampaignEvent } from '../machines/campaign.types.js';
 import type { PublicEventDraft, WakeRequest } from '../machines/vocabulary.js';
 import type { CampaignDocument, PublicEvent, WakeRequest as RecordedWake } from '../persistence/campaign-document.js';
 import { appendPublicEvents } from '../persistence/outbox.js';
 import { recordWakeRequests } from '../persistence/wake-requests.js';
-import { stepCampaign } from './campaign-actor.js';
+import { describeStates, stepCampaign } from './campaign-actor.js';
 import { controlLostDraft, intentAmbiguousDraft, reduce, reduceReadFailure } from './reducer.js';
+import { toRemoteObserved } from './reducer-observed.js';
 
 export interface DocumentChange {
   doc: CampaignDocument;
@@ -23,12 +23,6 @@ export interface DocumentChange {
 export interface ObserveContext {
   controllerId: string;
   now: Date;
-}
-
-/** The lease readback a snapshot carries, in the machine's words. */
-export function readbackOf(snapshot: TaskSnapshot, now: Date): LeaseReadback | null {
-  const lease = snapshot.control?.lease;
-  return lease ? { holder: lease.holder, epoch: lease.epoch, expiresAt: lease.expiresAt, readAt: now.toISOString() } : null;
 }
 
 /**
@@ -45,18 +39,15 @@ export function applyObservation(doc: CampaignDocument, snapshot: TaskSnapshot, 
   const recovering = doc.readFailures.consecutiveFailures > 0;
   if (!reduced.material && !recovering) return null;
 
-  const event: CampaignEvent = {
-    type: 'REMOTE_OBSERVED',
-    observedAt: ctx.now.toISOString(),
-    events: reduced.events,
-    wakes: reduced.wakes,
-    remoteBlocked: INTERRUPTED_STATES.has(snapshot.state),
-    readback: readbackOf(snapshot, ctx.now),
-  };
+  const event = toRemoteObserved(reduced, snapshot, ctx.now);
+  // A recovering read that is otherwise noise still stamps when the remote last answered: the
+  // next outage is named by it (`outageStartedAt`), so it must not reuse the previous outage's
+  // dedupe key and be silenced as an already-published CRITICAL.
+  const view = reduced.material ? reduced.view : { ...reduced.view, observedAt: ctx.now.toISOString() };
   const next: CampaignDocument = {
     ...doc,
     remote: { ...doc.remote, contextId: doc.remote.contextId ?? snapshot.contextId },
-    remoteView: reduced.view,
+    remoteView: view,
     attemptId: reduced.view.attemptId ?? doc.attemptId,
     readFailures: { consecutiveFailures: 0, nextReadAt: null, criticalRaised: false },
   };
@@ -147,5 +138,12 @@ export function applyMachineContext(doc: CampaignDocument, step: { snapshot: { c
       ? doc.pendingQuestion
       : { text: q.text, askedAt: now.toISOString(), eventId: q.key }
     : null;
-  return { ...doc, pendingQuestion, attemptsSubmitted: Math.max(doc.attemptsSubmitted, ctx.attemptsSubmitted) };
+  // Outside `controlling` the document keeps no lease copy: a local record is never authority.
+  const controlling = describeStates(step.snapshot as never).authority === 'controlling';
+  return {
+    ...doc,
+    pendingQuestion,
+    attemptsSubmitted: Math.max(doc.attemptsSubmitted, ctx.attemptsSubmitted),
+    ...(controlling ? {} : { controllerMode: 'observer' as const, lease: null }),
+  };
 }

@@ -32,6 +32,7 @@ import { applyObservation, applyReadFailure, stepAndPublish, type DocumentChange
 import { createReadModel, type CampaignSummary, type ReadModel } from './read-model.js';
 import type { ApiResult, HealthView, StatusView, SupervisorApi } from './supervisor-api.js';
 import { KeyedQueue } from './keyed-queue.js';
+import { createAuthority } from './authority.js';
 
 /**
  * Where wake requests go. The Argus and Foreman bridges are a later issue; until then the
@@ -81,6 +82,18 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
   let remoteReachable: boolean | null = null;
   let heartbeat: Heartbeat | null = null;
 
+  const authority = createAuthority({
+    controllerId: config.controllerId,
+    leaseTtlSeconds: config.leaseTtlSeconds,
+    remote,
+    description: () => description,
+    loadDoc: (id) => loadDoc(id),
+    commit: (id, change) => commit(id, change, null),
+    now,
+  });
+  // Renew while at least two heartbeats remain before expiry (or half the TTL, if longer).
+  const renewWithinMs = Math.max((config.leaseTtlSeconds * 1000) / 2, 2.2 * cadenceMs);
+
   const requireStore = (): CampaignStore => {
     if (!store) throw new Error('supervisor not started');
     return store;
@@ -97,13 +110,21 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
     metrics.remoteRequestSeconds.observe({ method: 'GetTask', outcome: read.ok ? 'ok' : read.error.code }, (performance.now() - started) / 1000);
     if (read.ok) {
       remoteReachable = true;
-      if (entry.consecutiveFailures === 0 && !entry.controlling && materialFingerprint(read.value) === entry.fingerprint) {
+      const unchanged = entry.consecutiveFailures === 0 && materialFingerprint(read.value) === entry.fingerprint;
+      if (unchanged && !entry.controlling) {
         metrics.ticks.inc({ result: 'unchanged' });
         return;
       }
-      await queue.run(campaignId, () =>
-        commit(campaignId, (doc) => applyObservation(doc, read.value, { controllerId: config.controllerId, now: now() }), 'changed'),
-      );
+      await queue.run(campaignId, async () => {
+        const change = unchanged
+          ? null
+          : await commit(campaignId, (doc) => applyObservation(doc, read.value, { controllerId: config.controllerId, now: now() }), 'changed');
+        // While we hold the lease, every tick re-checks authority and renews before expiry.
+        const leaseWrote = entries.get(campaignId)?.controlling
+          ? await authority.superviseLease(campaignId, read.value.control?.lease ?? null, renewWithinMs)
+          : false;
+        if (!change) metrics.ticks.inc({ result: leaseWrote ? 'changed' : 'unchanged' });
+      });
       return;
     }
     metrics.ticks.inc({ result: 'failed' });
@@ -345,9 +366,24 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
     }
   }
 
-  /** Placeholder until the authority path lands: refuses, sends nothing, changes nothing. */
+  /** Lease and fenced mutations: every remote mutation except claim names the epoch it holds. */
   async function authorityAction(req: CampaignActionBody): Promise<ApiResult<unknown>> {
-    return fail(apiError('action_not_allowed', `The ${req.action} action is not available in this build.`));
+    switch (req.action) {
+      case 'claim':
+        return authority.claim(req.campaign_id, req.ttl_seconds ?? config.leaseTtlSeconds);
+      case 'release':
+        return authority.mutate(req.campaign_id, { kind: 'release' }, req.epoch);
+      case 'submit':
+        return authority.mutate(req.campaign_id, { kind: 'submit', text: req.text }, req.epoch);
+      case 'intervene':
+        return authority.mutate(req.campaign_id, { kind: 'intervene', instruction: req.instruction }, req.epoch);
+      case 'cancel':
+        return authority.mutate(req.campaign_id, { kind: 'cancel', reason: req.reason }, req.epoch);
+      case 'resolve_intent':
+        return authority.resolveIntent(req.campaign_id);
+      default:
+        return fail(apiError('invalid_request', 'Unknown action.'));
+    }
   }
 
   async function observeNow(campaignId: string): Promise<ApiResult<unknown>> {
@@ -361,6 +397,7 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
     if (read.ok) {
       remoteReachable = true;
       change = await commit(campaignId, (doc) => applyObservation(doc, read.value, { controllerId: config.controllerId, now: now() }), null);
+      if (entries.get(campaignId)?.controlling) await authority.superviseLease(campaignId, read.value.control?.lease ?? null, renewWithinMs);
     } else {
       change = await commit(campaignId, (doc) => applyReadFailure(doc, read.error, { controllerId: config.controllerId, now: now(), cadenceMs }), null);
     }

@@ -1,0 +1,456 @@
+/**
+ * The authority path: claim, the four fenced mutations (submit, intervene, cancel, release)
+ * and resolve_intent. Every rule that can be checked locally is checked before any I/O; the
+ * machine's guards decide with a readback taken just now; the intent is journaled (fsynced)
+ * before the relay sends anything; an answer that may have been applied is never re-sent.
+ * @module
+ */
+import { randomUUID } from 'node:crypto';
+import { fromPromise } from 'xstate';
+import type { A2AClient } from '../adapters/a2a/index.js';
+import type { LeaseView } from '../adapters/a2a/control-contract.js';
+import type { RemoteDescription } from '../adapters/a2a/discovery.js';
+import type { RemoteError } from '../adapters/a2a/errors.js';
+import { explainRefusal } from '../machines/campaign.refusals.js';
+import type {
+  CampaignEvent,
+  ClaimLeaseOutput,
+  LeaseReadback,
+  MutateEvent,
+  Mutation,
+  ReadBackIntentOutput,
+  RelayMutationOutput,
+  RenewLeaseOutput,
+} from '../machines/campaign.types.js';
+import type { CampaignDocument } from '../persistence/campaign-document.js';
+import { openIntent, recordIntent, recordIntentOutcome } from '../persistence/intent-journal.js';
+import { digestPayload } from '../persistence/payload-digest.js';
+import { apiError, type ApiError, type ApiErrorCode } from './api-errors.js';
+import { describeStates, peekSnapshot, runCampaignEffect, type StepResult } from './campaign-actor.js';
+import { summarize } from './campaign-summary.js';
+import { crashPoint, isArmed } from './fault-points.js';
+import { draftsFromEmitted, publish, stepAndPublish, wakesFromEmitted, applyMachineContext, type DocumentChange } from './observation.js';
+import type { ApiResult } from './supervisor-api.js';
+
+export interface AuthorityDeps {
+  controllerId: string;
+  leaseTtlSeconds: number;
+  remote: A2AClient | null;
+  description: () => RemoteDescription | null;
+  loadDoc(campaignId: string): Promise<ApiResult<CampaignDocument>>;
+  /** Runs a pure change under the store lock; null when refused or nothing changed. */
+  commit(campaignId: string, change: (doc: CampaignDocument) => DocumentChange | null): Promise<DocumentChange | null>;
+  now(): Date;
+}
+
+type Capability = 'claim_control' | 'renew_control' | 'release_control' | 'submit' | 'intervene' | 'cancel';
+const CAPABILITY_OF: Record<Mutation['kind'], Capability> = {
+  submit: 'submit',
+  intervene: 'intervene',
+  cancel: 'cancel',
+  release: 'release_control',
+};
+
+const ok = <T>(value: T): ApiResult<T> => ({ ok: true, value });
+const fail = (code: ApiErrorCode, message: string): ApiResult<never> => ({ ok: false, error: apiError(code, message) });
+
+export function createAuthority(deps: AuthorityDeps) {
+  const { controllerId } = deps;
+
+  /** The remote, if it may be mutated at all; otherwise the refusal (nothing is sent). */
+  function mutableRemote(capability: Capability): { ok: true; remote: A2AClient; description: RemoteDescription } | { ok: false; error: ApiError } {
+    const description = deps.description();
+    if (!deps.remote) return { ok: false, error: apiError('remote_not_configured', 'No OpenTraining A2A URL is configured.') };
+    if (!description) return { ok: false, error: apiError('remote_unavailable', 'The remote has not been discovered yet; nothing was sent.') };
+    if (!description.mutationsEnabled || !description.capabilities[capability]) {
+      return {
+        ok: false,
+        error: apiError('unsupported_capability', `The remote does not advertise ${capability} with an epoch-fenced lease; nothing was sent.`),
+      };
+    }
+    return { ok: true, remote: deps.remote, description };
+  }
+
+  const toReadback = (lease: LeaseView | null, readAt: Date): LeaseReadback | null =>
+    lease ? { holder: lease.holder, epoch: lease.epoch, expiresAt: lease.expiresAt, readAt: readAt.toISOString() } : null;
+
+  const contextOf = (doc: CampaignDocument): string | null => doc.remote.contextId ?? doc.remoteView?.contextId ?? null;
+
+  /**
+   * The document fields that mirror authority, derived from the machine after a step: the
+   * local lease copy exists only while the machine is in `controlling`.
+   */
+  function mirrorAuthority(doc: CampaignDocument, step: StepResult, lease: LeaseView | null): CampaignDocument {
+    const controlling = describeStates(step.snapshot).authority === 'controlling';
+    const ctxLease = step.snapshot.context.lease;
+    return {
+      ...doc,
+      machine: step.persisted,
+      controllerMode: controlling ? 'controller' : 'observer',
+      lease:
+        controlling && ctxLease
+          ? {
+              contextId: lease?.contextId ?? doc.lease?.contextId ?? contextOf(doc) ?? '',
+              holder: controllerId,
+              epoch: ctxLease.epoch,
+              expiresAt: ctxLease.expiresAt,
+              ttlSeconds: lease?.ttlSeconds ?? doc.lease?.ttlSeconds ?? deps.leaseTtlSeconds,
+            }
+          : null,
+    };
+  }
+
+  /** Refuses to commit over a document another writer changed since the effect started. */
+  const unchangedSince = (before: CampaignDocument, doc: CampaignDocument) =>
+    JSON.stringify(doc.machine) === JSON.stringify(before.machine) && doc.intents.length === before.intents.length;
+
+  // ---- claim ---------------------------------------------------------------------------------
+
+  async function claim(campaignId: string, ttlSeconds = deps.leaseTtlSeconds): Promise<ApiResult<unknown>> {
+    const gate = mutableRemote('claim_control');
+    if (!gate.ok) return { ok: false, error: gate.error };
+    const loaded = await deps.loadDoc(campaignId);
+    if (!loaded.ok) return loaded;
+    const doc = loaded.value;
+    const event: CampaignEvent = { type: 'OPERATOR_CLAIM', ttlSeconds };
+    const refusal = explainRefusal(peekSnapshot(doc), event);
+    if (refusal) return refusalResult(refusal);
+
+    let remoteError: RemoteError | null = null;
+    let granted: LeaseView | null = null;
+    const contextId = contextOf(doc);
+    const claimLease = fromPromise<ClaimLeaseOutput>(async () => {
+      const claimed = await gate.remote.control.leaseClaim({
+        ...(contextId ? { contextId } : {}),
+        controllerId,
+        ttlSeconds,
+        requestId: randomUUID(),
+      });
+      if (!claimed.ok) {
+        remoteError = claimed.error;
+        return { claimed: null, readback: null };
+      }
+      granted = claimed.value.lease;
+      // The claim's own answer is not enough: read the lease back.
+      const readback = granted ? await gate.remote.control.leaseGet({ contextId: granted.contextId }) : null;
+      const at = deps.now();
+      return {
+        claimed: toReadback(granted, at),
+        readback: readback && readback.ok ? toReadback(readback.value.lease, at) : null,
+      };
+    });
+    const step = await runCampaignEffect(doc, event, { claimLease });
+    const change = await deps.commit(campaignId, (current) => {
+      if (!unchangedSince(doc, current)) return null;
+      const lease = granted as LeaseView | null;
+      const next = mirrorAuthority(
+        { ...current, remote: { ...current.remote, contextId: current.remote.contextId ?? lease?.contextId ?? null } },
+        step,
+        lease,
+      );
+      return publish(applyMachineContext(next, step, deps.now()), draftsFromEmitted(step.emitted), wakesFromEmitted(step.emitted), deps.now());
+    });
+    if (!change) return fail('action_not_allowed', 'The campaign changed while the claim was in flight; read it again.');
+    if (change.doc.controllerMode === 'controller') {
+      return ok({ campaign: summarize(change.doc), lease: { epoch: change.doc.lease?.epoch, expires_at: change.doc.lease?.expiresAt } });
+    }
+    const error = remoteError as RemoteError | null;
+    if (error?.code === 'lease_held') return fail('lease_held', 'Another controller holds an unexpired lease on this remote context.');
+    if (error) return fail('remote_unavailable', `The claim failed at the remote (${error.code}).`);
+    return fail('lease_not_held', 'The remote did not confirm the lease on readback; the campaign stays an observer.');
+  }
+
+  // ---- fenced mutations ---------------------------------------------------------------------
+
+  async function mutate(campaignId: string, mutation: Mutation, epoch: number): Promise<ApiResult<unknown>> {
+    const gate = mutableRemote(CAPABILITY_OF[mutation.kind]);
+    if (!gate.ok) return { ok: false, error: gate.error };
+    const loaded = await deps.loadDoc(campaignId);
+    if (!loaded.ok) return loaded;
+    const doc = loaded.value;
+    const snapshot = peekSnapshot(doc);
+    const epochEnforced = gate.description.controlParams?.epochEnforcement === true;
+    const approval = { kind: 'operator', principal: 'api-key' } as const;
+    const contextId = contextOf(doc);
+    if (mutation.kind !== 'intervene' && mutation.kind !== 'cancel' ? !contextId : !doc.remote.taskId) {
+      return fail('action_not_allowed', 'The campaign has no remote task or context to act on.');
+    }
+
+    // Every rule that needs no network is checked first, against our own lease copy.
+    const localNow = deps.now();
+    const ours = snapshot.context.lease;
+    const local: MutateEvent = {
+      type: 'MUTATE',
+      mutation,
+      requestId: 'local-check',
+      epoch,
+      readback: ours ? { holder: controllerId, epoch: ours.epoch, expiresAt: ours.expiresAt, readAt: localNow.toISOString() } : null,
+      epochEnforced,
+      approval,
+      now: localNow.toISOString(),
+    };
+    const localRefusal = explainRefusal(snapshot, local);
+    if (localRefusal) return refusalResult(localRefusal);
+
+    // A fresh readback, taken now, decides.
+    const read = await gate.remote.control.leaseGet({ contextId: (doc.lease?.contextId ?? contextId)! });
+    if (!read.ok) return fail('remote_unavailable', `The lease could not be read back (${read.error.code}); nothing was sent.`);
+    const readAt = deps.now();
+    const event: MutateEvent = { ...local, requestId: randomUUID(), readback: toReadback(read.value.lease, readAt), now: readAt.toISOString() };
+    const refusal = explainRefusal(snapshot, event);
+    if (refusal) {
+      if (refusal === 'lease_not_held') await recordLeaseLost(campaignId, event.readback, readAt);
+      return refusalResult(refusal);
+    }
+
+    // Journal before any network I/O: the intent is durable (fsynced) before the relay sends.
+    const journaled = await deps.commit(campaignId, (current) => {
+      if (!unchangedSince(doc, current)) return null;
+      const recorded = recordIntent(current, {
+        requestId: event.requestId,
+        action: mutation.kind,
+        epoch,
+        payloadDigest: digestPayload({ mutation, epoch, contextId, taskId: doc.remote.taskId }),
+        createdAt: readAt,
+      });
+      return recorded.ok ? { doc: recorded.doc, appended: [], wakes: [] } : null;
+    });
+    if (!journaled) return fail('action_not_allowed', 'The intent could not be journaled; nothing was sent.');
+    crashPoint('after_intent_write');
+
+    let newTaskId: string | null = null;
+    let relayed: RelayMutationOutput | null = null;
+    const authority = { controllerId, epoch, requestId: event.requestId };
+    const relayMutation = fromPromise<RelayMutationOutput>(async () => {
+      const sending = send(gate.remote, mutation, authority, { contextId: contextId!, taskId: doc.remote.taskId! });
+      if (isArmed('after_send')) {
+        // Give the request time to leave the process, then die without reading the answer.
+        await new Promise((r) => setTimeout(r, 20));
+        crashPoint('after_send');
+      }
+      const result = await sending;
+      crashPoint('after_response');
+      relayed = relayOutcome(result, event.requestId);
+      if (result.ok) newTaskId = result.taskId;
+      return relayed;
+    });
+    const step = await runCampaignEffect(journaled.doc, event, { relayMutation });
+    crashPoint('before_outcome_write');
+    // A relay that threw or answered ambiguously stays in doubt: never re-sent.
+    const answer = relayed as RelayMutationOutput | null;
+    const output =
+      answer?.outcome === 'applied'
+        ? { status: 'applied' as const }
+        : answer?.outcome === 'rejected'
+          ? { status: 'rejected' as const, code: answer.code }
+          : null;
+    const change = await deps.commit(campaignId, (current) => {
+      const now = deps.now();
+      let next: CampaignDocument = current;
+      const status = output?.status ?? 'ambiguous';
+      const settled = recordIntentOutcome(next, event.requestId, {
+        status,
+        ...(output?.code ? { code: output.code } : {}),
+        at: now,
+        settledBy: 'response',
+      });
+      if (settled.ok) next = settled.doc;
+      next = mirrorAuthority(next, step, null);
+      const taskId = newTaskId as string | null;
+      if (taskId && mutation.kind === 'submit') {
+        next = { ...next, remote: { ...next.remote, taskId }, attemptsSubmitted: current.attemptsSubmitted + 1 };
+      }
+      next = applyMachineContext(next, step, now);
+      return publish(next, draftsFromEmitted(step.emitted), wakesFromEmitted(step.emitted), now);
+    });
+    const summary = change ? summarize(change.doc) : null;
+    if (!output) {
+      return fail('mutation_in_doubt', `The ${mutation.kind} may or may not have been applied; it will not be re-sent. Use resolve_intent.`);
+    }
+    if (output.status === 'applied') {
+      return ok({ campaign: summary, request_id: event.requestId, outcome: 'applied', ...(newTaskId ? { task_id: newTaskId } : {}) });
+    }
+    return fail(remoteRefusalCode(output.code), `The remote refused the ${mutation.kind} (${output.code ?? 'rejected'}); nothing was applied.`);
+  }
+
+  async function recordLeaseLost(campaignId: string, readback: LeaseReadback | null, at: Date): Promise<void> {
+    await deps.commit(campaignId, (current) =>
+      stepAndPublish(
+        current,
+        [{ type: 'REMOTE_OBSERVED', observedAt: at.toISOString(), events: [], wakes: [], remoteBlocked: false, readback }],
+        [],
+        at,
+      ),
+    );
+  }
+
+  // ---- resolve_intent ----------------------------------------------------------------------
+
+  /**
+   * Settles a mutation in doubt by asking the remote to read back its request id. Only an
+   * authoritative `applied` / `not_applied` settles it; it never resends and never reclaims.
+   */
+  async function resolveIntent(campaignId: string): Promise<ApiResult<unknown>> {
+    const loaded = await deps.loadDoc(campaignId);
+    if (!loaded.ok) return loaded;
+    const doc = loaded.value;
+    const event: CampaignEvent = { type: 'RESOLVE_INTENT' };
+    const refusal = explainRefusal(peekSnapshot(doc), event);
+    if (refusal) return refusalResult(refusal);
+    const intent = openIntent(doc);
+    if (!intent) return fail('intent_not_found', 'The campaign has no mutation in doubt.');
+    const description = deps.description();
+    const canRead = deps.remote !== null && description?.controlParams?.requestReadback === true;
+    let readback: { status: 'applied' | 'not_applied'; taskId?: string } | null = null;
+    const readBackIntent = fromPromise<ReadBackIntentOutput>(async () => {
+      if (!canRead || !deps.remote) return { requestId: intent.requestId, status: 'unavailable' };
+      const r = await deps.remote.control.requestGet({ requestId: intent.requestId });
+      if (!r.ok) return { requestId: intent.requestId, status: 'unavailable' };
+      readback = { status: r.value.status, ...(r.value.taskId ? { taskId: r.value.taskId } : {}) };
+      return { requestId: intent.requestId, status: r.value.status };
+    });
+    const step = await runCampaignEffect(doc, event, { readBackIntent });
+    const settled = readback as { status: 'applied' | 'not_applied'; taskId?: string } | null;
+    const change = await deps.commit(campaignId, (current) => {
+      if (!unchangedSince(doc, current)) return null;
+      const now = deps.now();
+      let next: CampaignDocument = mirrorAuthority(current, step, null);
+      if (settled) {
+        const recorded = recordIntentOutcome(next, intent.requestId, { status: settled.status, at: now, settledBy: 'readback' });
+        if (!recorded.ok) return null;
+        next = recorded.doc;
+        if (settled.status === 'applied' && intent.action === 'submit') {
+          next = {
+            ...next,
+            attemptsSubmitted: current.attemptsSubmitted + 1,
+            remote: settled.taskId ? { ...next.remote, taskId: settled.taskId } : next.remote,
+          };
+        }
+      }
+      next = applyMachineContext(next, step, now);
+      return publish(next, draftsFromEmitted(step.emitted), wakesFromEmitted(step.emitted), now);
+    });
+    if (!change) return fail('action_not_allowed', 'The campaign changed while the readback was in flight; read it again.');
+    if (!settled) {
+      return fail(
+        'intent_unresolved',
+        canRead
+          ? 'The remote could not read the request back now; the campaign keeps observing. Try again later.'
+          : 'The remote cannot read back request ids; reconcile at the remote service. The campaign keeps observing.',
+      );
+    }
+    return ok({ campaign: summarize(change.doc), request_id: intent.requestId, action: intent.action, status: settled.status });
+  }
+
+  // ---- the heartbeat's authority duty --------------------------------------------------------
+
+  /**
+   * Called on every tick of a campaign that holds the lease, with this tick's snapshot: a
+   * readback that no longer shows our lease moves it to control-lost at once; a lease close to
+   * expiry is renewed. Returns true when it wrote.
+   */
+  async function superviseLease(campaignId: string, observed: LeaseView | null, renewWithinMs: number): Promise<boolean> {
+    const loaded = await deps.loadDoc(campaignId);
+    if (!loaded.ok) return false;
+    const doc = loaded.value;
+    const snapshot = peekSnapshot(doc);
+    if (describeStates(snapshot).authority !== 'controlling') return false;
+    const now = deps.now();
+    const readback = toReadback(observed, now);
+    const ours = snapshot.context.lease;
+    const stillOurs =
+      readback !== null && ours !== null && readback.holder === controllerId && readback.epoch === ours.epoch && Date.parse(readback.expiresAt) > now.getTime();
+    if (!stillOurs) {
+      await recordLeaseLost(campaignId, readback, now);
+      return true;
+    }
+    if (Date.parse(readback.expiresAt) - now.getTime() > renewWithinMs) return false;
+    const gate = mutableRemote('renew_control');
+    const contextId = doc.lease?.contextId ?? contextOf(doc);
+    const ttlSeconds = doc.lease?.ttlSeconds ?? deps.leaseTtlSeconds;
+    const renewLease = fromPromise<RenewLeaseOutput>(async () => {
+      if (!gate.ok || !contextId) throw new Error('renewal unavailable');
+      const renewed = await gate.remote.control.leaseRenew({ contextId, controllerId, epoch: ours.epoch, ttlSeconds, requestId: randomUUID() });
+      if (!renewed.ok) throw new Error(renewed.error.code);
+      return { lease: toReadback(renewed.value.lease, deps.now()) };
+    });
+    const step = await runCampaignEffect(doc, { type: 'RENEW_DUE', ttlSeconds }, { renewLease });
+    await deps.commit(campaignId, (current) => {
+      if (!unchangedSince(doc, current)) return null;
+      const at = deps.now();
+      const next = applyMachineContext(mirrorAuthority(current, step, null), step, at);
+      return publish(next, draftsFromEmitted(step.emitted), wakesFromEmitted(step.emitted), at);
+    });
+    return true;
+  }
+
+  return { claim, mutate, resolveIntent, superviseLease };
+}
+
+/** Maps the adapter's answer onto the machine's three relay outcomes. */
+function relayOutcome(result: SendResult, requestId: string): RelayMutationOutput {
+  if (result.ok) return { outcome: 'applied', requestId };
+  const { code, outcome } = result.error;
+  if (outcome === 'ambiguous') return { outcome: 'ambiguous', requestId, code };
+  return { outcome: 'rejected', requestId, code, leaseLost: code.startsWith('lease_') };
+}
+
+type SendResult = { ok: true; taskId: string | null } | { ok: false; error: RemoteError };
+
+/** The one place a fenced mutation goes on the wire; authority rides in metadata only. */
+async function send(
+  remote: A2AClient,
+  mutation: Mutation,
+  authority: { controllerId: string; epoch: number; requestId: string },
+  target: { contextId: string; taskId: string },
+): Promise<SendResult> {
+  switch (mutation.kind) {
+    case 'submit': {
+      const r = await remote.submit({ text: mutation.text, contextId: target.contextId, authority });
+      return r.ok ? { ok: true, taskId: r.value.id } : r;
+    }
+    case 'intervene': {
+      const r = await remote.control.intervene({ taskId: target.taskId, instruction: mutation.instruction, authority });
+      return r.ok ? { ok: true, taskId: null } : r;
+    }
+    case 'cancel': {
+      const r = await remote.cancel(target.taskId, { authority });
+      return r.ok ? { ok: true, taskId: null } : r;
+    }
+    case 'release': {
+      const r = await remote.control.leaseRelease({ contextId: target.contextId, ...authority });
+      return r.ok ? { ok: true, taskId: null } : r;
+    }
+  }
+}
+
+function remoteRefusalCode(code: string | undefined): ApiErrorCode {
+  if (code === 'lease_stale_epoch') return 'lease_stale_epoch';
+  if (code === 'lease_not_held' || code === 'lease_held') return 'lease_not_held';
+  return 'remote_rejected';
+}
+
+function refusalResult(code: string): ApiResult<never> {
+  const table: Record<string, [ApiErrorCode, string]> = {
+    lease_required: ['lease_required', 'The campaign does not hold the controller lease; claim it first.'],
+    already_controlling: ['action_not_allowed', 'The campaign already holds the controller lease.'],
+    lease_stale_epoch: ['lease_stale_epoch', 'The epoch does not match the lease this campaign holds; nothing was sent.'],
+    lease_not_held: ['lease_not_held', 'The remote readback does not show this controller holding the lease; nothing was sent.'],
+    readback_stale: ['readback_stale', 'The lease readback is not fresh; nothing was sent.'],
+    unsupported_capability: ['unsupported_capability', 'The remote does not enforce lease epochs; nothing was sent.'],
+    attempt_limit_reached: ['attempt_limit_reached', 'The campaign has used all of its max_attempts; nothing was sent.'],
+    intent_unresolved: ['intent_unresolved', 'A mutation is in doubt; resolve_intent must settle it first. Nothing was sent.'],
+    intent_not_found: ['intent_not_found', 'The campaign has no mutation in doubt.'],
+    approval_required: ['action_not_allowed', 'The mutation lacks an explicit operator action or a fresh Reviewer verdict.'],
+    review_stale: ['action_not_allowed', 'The Reviewer verdict is for an older event.'],
+    ttl_out_of_bounds: ['invalid_request', 'ttl_seconds must be from 60 to 3600.'],
+    effect_in_flight: ['action_not_allowed', 'Another remote operation is in flight for this campaign.'],
+    campaign_paused: ['action_not_allowed', 'The campaign is paused; resume it first.'],
+    campaign_closed: ['campaign_closed', 'The campaign is closed.'],
+  };
+  const [apiCode, sentence] = table[code] ?? ['action_not_allowed', `The campaign cannot do that now (${code}).`];
+  return fail(apiCode, sentence);
+}
+
+export type { ReadBackIntentOutput, RenewLeaseOutput };
+export { openIntent };

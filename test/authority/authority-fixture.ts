@@ -1,0 +1,81 @@
+/**
+ * A supervisor against a real loopback simulator, driven only through the operator API, for
+ * the authority tests. Nothing here is timing-dependent: sweeps and observations are explicit.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../simulator/index.js';
+import { loadConfig } from '../../services/config.js';
+import { createSupervisor, type Supervisor } from '../../services/supervisor.js';
+
+export interface AuthorityWorld {
+  sim: RunningSimulator;
+  supervisor: Supervisor;
+  root: string;
+  act(body: Record<string, unknown>): Promise<{ ok: boolean; value?: any; error?: { code: string; message: string } }>;
+  campaign(id: string): Promise<any>;
+  publicKinds(id: string): string[];
+  restart(): Promise<Supervisor>;
+  close(): Promise<void>;
+}
+
+export async function authorityWorld(
+  simOptions: SimulatorOptions = {},
+  env: Record<string, string> = {},
+): Promise<AuthorityWorld> {
+  const sim = await startSimulator({ port: 0, ...simOptions });
+  const root = await mkdtemp(join(tmpdir(), 'argus-authority-'));
+  const config = () =>
+    loadConfig({
+      OPENTRAINING_A2A_URL: sim.url,
+      ARGUS_SUPERVISOR_STATE_ROOT: root,
+      ARGUS_SUPERVISOR_HEARTBEAT_SECONDS: '60',
+      ...env,
+    });
+  let supervisor = await createSupervisor({ config: config() });
+  await supervisor.start({ heartbeat: false, initialSweep: false });
+  const world: AuthorityWorld = {
+    sim,
+    root,
+    get supervisor() {
+      return supervisor;
+    },
+    act: async (body) => (await supervisor.campaignAction(body)) as never,
+    async campaign(id) {
+      const r = (await supervisor.campaigns({ action: 'get', campaign_id: id })) as { ok: true; value: { campaign: unknown } };
+      return r.value.campaign;
+    },
+    publicKinds(id) {
+      return supervisor.status().events.filter((e) => e.campaign_id === id).map((e) => e.kind);
+    },
+    async restart() {
+      await supervisor.stop();
+      supervisor = await createSupervisor({ config: config() });
+      await supervisor.start({ heartbeat: false, initialSweep: false });
+      return supervisor;
+    },
+    async close() {
+      await supervisor.stop();
+      await sim.close();
+      await rm(root, { recursive: true, force: true });
+    },
+  } as AuthorityWorld;
+  return world;
+}
+
+/** Creates a campaign attached to a fresh simulator task and observes it once. */
+export async function attached(world: AuthorityWorld, id: string, scenario = 'steady', maxAttempts?: number): Promise<string> {
+  const [taskId] = world.sim.createTasks(1, scenario as never);
+  const created = await world.supervisor.campaigns({
+    action: 'create',
+    campaign_id: id,
+    objective: 'fine-tune a model',
+    remote_task_id: taskId,
+    ...(maxAttempts ? { max_attempts: maxAttempts } : {}),
+  });
+  if (!created.ok) throw new Error(`create failed: ${JSON.stringify(created.error)}`);
+  const observed = await world.act({ campaign_id: id, action: 'observe' });
+  if (!observed.ok) throw new Error(`observe failed: ${JSON.stringify(observed.error)}`);
+  return taskId!;
+}

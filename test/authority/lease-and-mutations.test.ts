@@ -1,0 +1,201 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { attached, authorityWorld, type AuthorityWorld } from './authority-fixture.js';
+
+let world: AuthorityWorld | null = null;
+afterEach(async () => {
+  await world?.close();
+  world = null;
+});
+
+const mutationsSent = (w: AuthorityWorld) => {
+  const r = w.sim.stats().requests;
+  return (
+    (r['SendMessage'] ?? 0) +
+    (r['CancelTask'] ?? 0) +
+    (r['opentraining.control/intervene'] ?? 0) +
+    (r['opentraining.control/lease.claim'] ?? 0) +
+    (r['opentraining.control/lease.release'] ?? 0)
+  );
+};
+
+describe('authority: lease and fenced mutations', () => {
+  it('rejects a mutation without a lease and sends nothing', async () => {
+    world = await authorityWorld();
+    await attached(world, 'c1');
+    const before = mutationsSent(world);
+    for (const body of [
+      { action: 'submit', epoch: 1, text: 'train again' },
+      { action: 'intervene', epoch: 1, instruction: 'lower the lr' },
+      { action: 'cancel', epoch: 1, reason: 'stop' },
+      { action: 'release', epoch: 1 },
+    ]) {
+      const r = await world.act({ campaign_id: 'c1', ...body });
+      expect(r.ok).toBe(false);
+      expect(r.error?.code).toBe('lease_required');
+    }
+    expect(mutationsSent(world)).toBe(before);
+    expect((await world.campaign('c1')).state).toBe('observing');
+  });
+
+  it('claims only on an explicit action, then submits, intervenes and cancels with the epoch it holds', async () => {
+    world = await authorityWorld();
+    const taskId = await attached(world, 'c1', 'steady', 3);
+    expect(world.sim.stats().mutationsApplied.claim).toBe(0);
+
+    const claimed = await world.act({ campaign_id: 'c1', action: 'claim' });
+    expect(claimed.ok).toBe(true);
+    const epoch = claimed.value.lease.epoch as number;
+    expect((await world.campaign('c1')).state).toBe('controlling');
+
+    const submitted = await world.act({ campaign_id: 'c1', action: 'submit', epoch, text: 'attempt 2 with warmup' });
+    expect(submitted.ok).toBe(true);
+    expect(submitted.value.outcome).toBe('applied');
+    const newTask = submitted.value.task_id as string;
+    expect(newTask).not.toBe(taskId);
+    expect((await world.campaign('c1')).remote.task_id).toBe(newTask);
+
+    const intervened = await world.act({ campaign_id: 'c1', action: 'intervene', epoch, instruction: 'halve the learning rate' });
+    expect(intervened.ok).toBe(true);
+    const canceled = await world.act({ campaign_id: 'c1', action: 'cancel', epoch, reason: 'operator stop' });
+    expect(canceled.ok).toBe(true);
+
+    const stats = world.sim.stats();
+    expect(stats.mutationsApplied).toMatchObject({ claim: 1, submit: 1, intervene: 1, cancel: 1 });
+    // Every applied request id was applied exactly once.
+    expect(Object.values(stats.appliedByRequestId).every((n) => n === 1)).toBe(true);
+    expect(stats.staleMutationsApplied).toBe(0);
+  });
+
+  it('rejects a stale or wrong epoch locally, before any I/O', async () => {
+    world = await authorityWorld();
+    await attached(world, 'c1');
+    const claimed = await world.act({ campaign_id: 'c1', action: 'claim' });
+    const epoch = claimed.value.lease.epoch as number;
+    const requestsBefore = JSON.stringify(world.sim.stats().requests);
+    for (const wrong of [epoch - 1, epoch + 1]) {
+      const r = await world.act({ campaign_id: 'c1', action: 'submit', epoch: wrong, text: 'x' });
+      expect(r.error?.code).toBe('lease_stale_epoch');
+    }
+    // Not even a lease readback was sent.
+    expect(JSON.stringify(world.sim.stats().requests)).toBe(requestsBefore);
+  });
+
+  it('enforces max_attempts before sending', async () => {
+    world = await authorityWorld();
+    await attached(world, 'c1', 'steady', 1);
+    const epoch = (await world.act({ campaign_id: 'c1', action: 'claim' })).value.lease.epoch;
+    expect((await world.act({ campaign_id: 'c1', action: 'submit', epoch, text: 'one' })).ok).toBe(true);
+    const second = await world.act({ campaign_id: 'c1', action: 'submit', epoch, text: 'two' });
+    expect(second.error?.code).toBe('attempt_limit_reached');
+    expect(world.sim.stats().mutationsApplied.submit).toBe(1);
+  });
+
+  it('moves to control-lost with exactly one CONTROL_LOST when another controller takes over, within one tick', async () => {
+    world = await authorityWorld();
+    await attached(world, 'c1');
+    const claimed = await world.act({ campaign_id: 'c1', action: 'claim' });
+    const epoch = claimed.value.lease.epoch as number;
+    const contextId = (await world.campaign('c1')).remote.context_id as string;
+    world.sim.takeover(contextId, 'rival-controller');
+
+    await world.supervisor.sweep();
+    const c = await world.campaign('c1');
+    expect(c.state).toBe('control-lost');
+    expect(c.lease.mode).toBe('observer');
+    expect(world.publicKinds('c1').filter((k) => k === 'CRITICAL')).toHaveLength(1);
+
+    // It keeps observing, never mutates with the stale epoch, and never raises a second loss.
+    await world.supervisor.sweep();
+    await world.supervisor.sweep();
+    const r = await world.act({ campaign_id: 'c1', action: 'submit', epoch, text: 'late' });
+    expect(r.ok).toBe(false);
+    expect(world.publicKinds('c1').filter((k) => k === 'CRITICAL')).toHaveLength(1);
+    const stats = world.sim.stats();
+    expect(stats.staleMutationsApplied).toBe(0);
+    expect(stats.mutationsApplied.submit).toBe(0);
+  });
+
+  it('never replays a mutation whose answer was lost, and settles it only by readback', async () => {
+    world = await authorityWorld();
+    await attached(world, 'c1');
+    const epoch = (await world.act({ campaign_id: 'c1', action: 'claim' })).value.lease.epoch;
+    world.sim.injectFaults({ kind: 'lost-response', methods: ['opentraining.control/intervene'] });
+    const r = await world.act({ campaign_id: 'c1', action: 'intervene', epoch, instruction: 'checkpoint now' });
+    expect(r.error?.code).toBe('mutation_in_doubt');
+    let c = await world.campaign('c1');
+    expect(c.state).toBe('ambiguous-intent');
+    expect(c.lease.mode).toBe('observer');
+    expect(c.open_intent.action).toBe('intervene');
+
+    // Nothing can be sent while in doubt, not even with the right epoch, and a sweep resends nothing.
+    expect((await world.act({ campaign_id: 'c1', action: 'intervene', epoch, instruction: 'again' })).error?.code).toBe('intent_unresolved');
+    await world.supervisor.sweep();
+    expect(world.sim.stats().mutationsApplied.intervene).toBe(1);
+
+    const resolved = await world.act({ campaign_id: 'c1', action: 'resolve_intent' });
+    expect(resolved.ok).toBe(true);
+    expect(resolved.value.status).toBe('applied');
+    c = await world.campaign('c1');
+    expect(c.state).toBe('observing');
+    expect(c.open_intent).toBeNull();
+    expect(world.sim.stats().mutationsApplied.intervene).toBe(1);
+    expect(world.sim.stats().mutationsApplied.claim).toBe(1);
+  });
+
+  it('restart neither duplicates a remote task nor silently reclaims, and an unsettled intent restores into doubt', async () => {
+    world = await authorityWorld();
+    await attached(world, 'c1');
+    const epoch = (await world.act({ campaign_id: 'c1', action: 'claim' })).value.lease.epoch;
+    world.sim.injectFaults({ kind: 'lost-response', methods: ['SendMessage'] });
+    await world.act({ campaign_id: 'c1', action: 'submit', epoch, text: 'attempt 2' });
+    const tasksBefore = world.sim.stats().tasksCreated;
+    const claimsBefore = world.sim.stats().mutationsApplied.claim;
+
+    await world.restart();
+    await world.supervisor.sweep();
+    const c = await world.campaign('c1');
+    expect(c.state).toBe('ambiguous-intent');
+    expect(world.sim.stats().tasksCreated).toBe(tasksBefore);
+    expect(world.sim.stats().mutationsApplied.claim).toBe(claimsBefore);
+
+    const resolved = await world.act({ campaign_id: 'c1', action: 'resolve_intent' });
+    expect(resolved.value.status).toBe('applied');
+    // The campaign follows the attempt the readback names; it was created exactly once.
+    expect((await world.campaign('c1')).attempts_submitted).toBe(1);
+    expect(world.sim.stats().mutationsApplied.submit).toBe(1);
+  });
+
+  it('renews the lease from the heartbeat before it expires', async () => {
+    world = await authorityWorld({}, { ARGUS_SUPERVISOR_LEASE_TTL_SECONDS: '60' });
+    await attached(world, 'c1');
+    await world.act({ campaign_id: 'c1', action: 'claim', ttl_seconds: 60 });
+    const renewalsBefore = world.sim.stats().mutationsApplied.renew;
+    await world.supervisor.sweep();
+    expect(world.sim.stats().mutationsApplied.renew).toBe(renewalsBefore + 1);
+    expect((await world.campaign('c1')).state).toBe('controlling');
+  });
+});
+
+describe('authority: a remote without the control extension', () => {
+  it('refuses claim, submit, intervene and cancel with unsupported_capability, sends nothing, keeps observing', async () => {
+    world = await authorityWorld({ control: false });
+    await attached(world, 'c1');
+    const sentBefore = JSON.stringify(world.sim.stats().requests);
+    for (const body of [
+      { action: 'claim' },
+      { action: 'submit', epoch: 1, text: 'x' },
+      { action: 'intervene', epoch: 1, instruction: 'x' },
+      { action: 'cancel', epoch: 1, reason: 'x' },
+      { action: 'release', epoch: 1 },
+    ]) {
+      const r = await world.act({ campaign_id: 'c1', ...body });
+      expect(r.error?.code).toBe('unsupported_capability');
+    }
+    expect(JSON.stringify(world.sim.stats().requests)).toBe(sentBefore);
+    const requests = world.sim.stats().requests;
+    expect(requests['SendMessage'] ?? 0).toBe(0);
+    expect(requests['CancelTask'] ?? 0).toBe(0);
+    // Observation continues.
+    expect((await world.act({ campaign_id: 'c1', action: 'observe' })).ok).toBe(true);
+  });
+});
