@@ -1,0 +1,74 @@
+/**
+ * A real supervisor process (`argus-supervisor serve`) for the chaos qualification: started
+ * with its own state root, driven over HTTP, and killed with SIGKILL.
+ * @module
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { CLI_PATH } from './sim-child.js';
+
+export interface SupervisorChild {
+  baseUrl: string;
+  process: ChildProcess;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  call(route: 'campaigns' | 'campaign_action' | 'status', body: unknown): Promise<{ status: number; body: any } | null>;
+  kill(signal?: NodeJS.Signals): Promise<void>;
+}
+
+export const CHAOS_API_KEY = 'chaos-api-key-not-a-secret';
+
+export async function spawnSupervisor(opts: { stateRoot: string; remoteUrl: string; faultPoint?: string }): Promise<SupervisorChild> {
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    ARGUS_SUPERVISOR_STATE_ROOT: opts.stateRoot,
+    OPENTRAINING_A2A_URL: opts.remoteUrl,
+    ARGUS_SUPERVISOR_API_KEY: CHAOS_API_KEY,
+    ARGUS_SUPERVISOR_HEARTBEAT_SECONDS: '3600',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'error',
+    ...(opts.faultPoint ? { ARGUS_SUPERVISOR_FAULT_POINT: opts.faultPoint } : {}),
+  };
+  const child = spawn(process.execPath, [CLI_PATH, 'serve'], { stdio: ['ignore', 'pipe', 'pipe'], env });
+  let stderrTail = '';
+  child.stderr!.setEncoding('utf8');
+  child.stderr!.on('data', (c: string) => (stderrTail = (stderrTail + c).slice(-4096)));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  const line = await new Promise<string>((resolve, reject) => {
+    const rl = createInterface({ input: child.stdout! });
+    const timer = setTimeout(() => reject(new Error(`supervisor did not start: ${stderrTail}`)), 20_000);
+    rl.once('line', (l) => {
+      clearTimeout(timer);
+      resolve(l);
+    });
+    void exited.then(() => reject(new Error(`supervisor exited before ready: ${stderrTail}`)));
+  });
+  const { address } = JSON.parse(line) as { address: string };
+  const baseUrl = address.replace('[::1]', '127.0.0.1');
+
+  return {
+    baseUrl,
+    process: child,
+    exited,
+    async call(route, body) {
+      try {
+        const res = await fetch(`${baseUrl}/api/plugins/argus_supervisor/${route}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': CHAOS_API_KEY },
+          body: JSON.stringify(body),
+          signal: AbortSignal.timeout(20_000),
+        });
+        return { status: res.status, body: await res.json() };
+      } catch {
+        // The process died mid-request: that is the point of a chaos run.
+        return null;
+      }
+    },
+    async kill(signal = 'SIGKILL') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      await exited;
+    },
+  };
+}
