@@ -4,7 +4,7 @@
  * `/metrics`. Fastify because it is pino-native (docs/decisions.md).
  * @module
  */
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
 import { API_ERROR_STATUS, type ApiError } from '../services/api-errors.js';
 import { buildInfo } from '../services/build-info.js';
@@ -25,14 +25,17 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
   const app = Fastify({
     loggerInstance: opts.logger.child({ component: 'http' }) as FastifyBaseLogger,
     bodyLimit: opts.bodyLimitBytes ?? 64 * 1024,
-    disableRequestLogging: true,
+    // Per-request lines would carry headers; errors are logged by the handlers that see them.
+    logController: new LogController({ disableRequestLogging: true }),
   });
   const isAuthorized = createKeyCheck(opts.apiKey);
   const { supervisor } = opts;
 
-  app.setErrorHandler((error: { statusCode?: number; code?: string }, _req, reply) => {
+  app.setErrorHandler((error: { statusCode?: number; code?: string; message?: string; stack?: string }, req, reply) => {
     // Fastify's own parse/size errors become our stable shape; nothing from the body is echoed.
     const status = error.statusCode && error.statusCode < 500 ? error.statusCode : 500;
+    // The answer says "see its log", so the log must have it (never the request's headers or body).
+    if (status >= 500) req.log.error({ route: req.routeOptions.url, err: { message: error.message, stack: error.stack } }, 'request failed');
     const code = status === 413 ? 'request_too_large' : status < 500 ? 'invalid_request' : 'internal_error';
     const message =
       status === 413
@@ -44,6 +47,11 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
   });
 
   app.get('/health', async () => ({ status: 'ok', ...buildInfo() }));
+
+  // Unknown routes keep the API's one error shape too.
+  app.setNotFoundHandler((_req, reply) => {
+    void reply.code(404).send({ ok: false, error: { code: 'not_found', message: 'No such route.' } });
+  });
 
   app.register(async (protectedRoutes) => {
     protectedRoutes.addHook('onRequest', async (req, reply) => {

@@ -101,15 +101,27 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
 
   // ---- reading the remote ------------------------------------------------------------------
 
+  /** One compact status read, timed, with reachability tracked for /health. */
+  async function readTask(campaignId: string, client: A2AClient, taskId: string) {
+    const started = performance.now();
+    const read = await client.getTask(taskId);
+    metrics.remoteRequestSeconds.observe({ method: 'GetTask', outcome: read.ok ? 'ok' : read.error.code }, (performance.now() - started) / 1000);
+    if (read.ok) {
+      remoteReachable = true;
+    } else {
+      // A clear answer (task not found, bad payload) still means the remote is up.
+      if (['remote_timeout', 'remote_unreachable', 'remote_http_status'].includes(read.error.code)) remoteReachable = false;
+      logger.warn({ campaignId, code: read.error.code }, 'remote read failed');
+    }
+    return read;
+  }
+
   /** The heartbeat's unit of work. An unchanged reading returns after one request. */
   async function tick(campaignId: string): Promise<void> {
     const entry = entries.get(campaignId);
     if (!entry || !entry.taskId || !remote) return;
-    const started = performance.now();
-    const read = await remote.getTask(entry.taskId);
-    metrics.remoteRequestSeconds.observe({ method: 'GetTask', outcome: read.ok ? 'ok' : read.error.code }, (performance.now() - started) / 1000);
+    const read = await readTask(campaignId, remote, entry.taskId);
     if (read.ok) {
-      remoteReachable = true;
       const unchanged = entry.consecutiveFailures === 0 && materialFingerprint(read.value) === entry.fingerprint;
       if (unchanged && !entry.controlling) {
         metrics.ticks.inc({ result: 'unchanged' });
@@ -128,7 +140,6 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
       return;
     }
     metrics.ticks.inc({ result: 'failed' });
-    logger.warn({ campaignId, code: read.error.code }, 'remote read failed');
     await queue.run(campaignId, () =>
       commit(campaignId, (doc) => applyReadFailure(doc, read.error, { controllerId: config.controllerId, now: now(), cadenceMs }), null),
     );
@@ -392,10 +403,9 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
     if (!entry.taskId) return fail(apiError('action_not_allowed', 'The campaign has no remote task to observe yet.'));
     if (entry.paused) return fail(apiError('action_not_allowed', 'The campaign is paused; resume it to observe.'));
     const before = outboxSeq(campaignId);
-    const read = await remote.getTask(entry.taskId);
+    const read = await readTask(campaignId, remote, entry.taskId);
     let change: DocumentChange | null;
     if (read.ok) {
-      remoteReachable = true;
       change = await commit(campaignId, (doc) => applyObservation(doc, read.value, { controllerId: config.controllerId, now: now() }), null);
       if (entries.get(campaignId)?.controlling) await authority.superviseLease(campaignId, read.value.control?.lease ?? null, renewWithinMs);
     } else {

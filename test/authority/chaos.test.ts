@@ -12,7 +12,7 @@ describe('crash qualification (a small run; the issue note reports a large one)'
       timeout: 120_000,
     });
     const line = run.stdout.trim().split('\n').pop() ?? '';
-    expect(line).toMatch(/^chaos: 10 runs, 0 duplicate remote effects, 0 lost intents, \d+ unresolved$/);
+    expect(line, `chaos stderr:\n${run.stderr}\n${run.error ?? ''}`).toMatch(/^chaos: 10 runs, 0 duplicate remote effects, 0 lost intents, \d+ unresolved$/);
     expect(run.status).toBe(0);
     // The runs really killed processes mid-flow.
     expect(run.stderr).toMatch(/killed 10/);
