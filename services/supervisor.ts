@@ -9,7 +9,6 @@
  *   await supervisor.campaigns({ action: 'create', campaign_id: 'c1', objective: '...', remote_task_id: 't1' });
  * @module
  */
-import { performance } from 'node:perf_hooks';
 import { createA2AClient, type A2AClient } from '../adapters/a2a/index.js';
 import type { RemoteDescription } from '../adapters/a2a/discovery.js';
 import { silentLogger, type Logger } from '../adapters/logger.js';
@@ -75,7 +74,12 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
     opts.remote !== undefined
       ? opts.remote
       : config.a2aUrl
-        ? createA2AClient({ baseUrl: config.a2aUrl, ...(config.a2aToken ? { token: config.a2aToken } : {}), logger })
+        ? createA2AClient({
+            baseUrl: config.a2aUrl,
+            ...(config.a2aToken ? { token: config.a2aToken } : {}),
+            logger,
+            onRequest: (method, outcome, seconds) => metrics.remoteRequestSeconds.observe({ method, outcome }, seconds),
+          })
         : null;
   let store: CampaignStore | null = null;
   let description: RemoteDescription | null = null;
@@ -103,9 +107,7 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
 
   /** One compact status read, timed, with reachability tracked for /health. */
   async function readTask(campaignId: string, client: A2AClient, taskId: string) {
-    const started = performance.now();
     const read = await client.getTask(taskId);
-    metrics.remoteRequestSeconds.observe({ method: 'GetTask', outcome: read.ok ? 'ok' : read.error.code }, (performance.now() - started) / 1000);
     if (read.ok) {
       remoteReachable = true;
     } else {

@@ -3,6 +3,7 @@
  * answer normalized to a TaskSnapshot or a RemoteError value. Nothing here throws.
  * @module
  */
+import { performance } from 'node:perf_hooks';
 import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
 import { parseBaseUrl, type BaseUrl } from './base-url.js';
@@ -83,9 +84,11 @@ export function createA2AClient(opts: A2AClientOptions): A2AClient {
   async function call(s: Session, method: string, params: unknown, kind: 'read' | 'mutation'): Promise<Result<unknown>> {
     if (!target.ok) return err(target.error);
     const id = nextId++;
+    const started = opts.onRequest ? performance.now() : 0;
     const reply = await target.http.request('POST', s.rpcPath, s.headers, rpcBody(id, method, params));
-    if (!reply.ok) return failed(method, kind, reply);
-    return failed(method, kind, readRpcReply(reply.value, id, secrets));
+    const result = reply.ok ? readRpcReply(reply.value, id, secrets) : reply;
+    opts.onRequest?.(method, result.ok ? 'ok' : result.error.code, (performance.now() - started) / 1000);
+    return failed(method, kind, result);
   }
 
   const caller: RpcCaller = { session: ensureSession, call };

@@ -20,6 +20,8 @@ export interface A2AClientOptions {
   logger?: Logger;
   /** Keep-alive sockets to the remote, default 64. */
   connections?: number;
+  /** Called after every JSON-RPC request with its method, `ok` or the error code, and seconds. */
+  onRequest?: (method: string, outcome: string, seconds: number) => void;
 }
 
 export interface SubmitRequest {
