@@ -9,6 +9,7 @@
  *   await supervisor.campaigns({ action: 'create', campaign_id: 'c1', objective: '...', remote_task_id: 't1' });
  * @module
  */
+import { existsSync } from 'node:fs';
 import { createA2AClient, type A2AClient } from '../adapters/a2a/index.js';
 import type { RemoteDescription } from '../adapters/a2a/discovery.js';
 import { silentLogger, type Logger } from '../adapters/logger.js';
@@ -20,7 +21,7 @@ import { openCampaignStore, type CampaignStore } from '../persistence/campaign-s
 import { openIntent, recordIntentOutcome } from '../persistence/intent-journal.js';
 import { apiError, type ApiError } from './api-errors.js';
 import { campaignActionSchema, campaignsBodySchema, describeIssues, type CampaignActionBody } from './api-schemas.js';
-import { initialMachine, peekSnapshot } from './campaign-actor.js';
+import { describeStates, initialMachine, peekSnapshot } from './campaign-actor.js';
 import { corruptEntry, entryFromDocument, isDue, type CampaignEntry } from './campaign-registry.js';
 import { corruptSummary, eventViews, summarize } from './campaign-summary.js';
 import type { SupervisorConfig } from './config.js';
@@ -241,6 +242,8 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
   function markIntentInDoubt(doc: CampaignDocument): DocumentChange | null {
     const intent = openIntent(doc);
     if (!intent) return null;
+    // Already recorded as in doubt and restored into ambiguous-intent: nothing to write.
+    if (intent.outcome !== null && describeStates(peekSnapshot(doc)).authority === 'ambiguous-intent') return null;
     let next = doc;
     if (intent.outcome === null) {
       const settled = recordIntentOutcome(doc, intent.requestId, { status: 'ambiguous', code: 'restart_in_doubt', at: now() });
@@ -280,7 +283,11 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
     const last = heartbeat?.lastSweep ?? null;
     return {
       enabled: config.enabled,
-      runtime: { argus: config.argusPython ? 'missing' : 'not_configured', foreman: config.foremanEnabled ? 'missing' : 'disabled' },
+      // Presence of the configured interpreters only; the bridges that use them come later.
+      runtime: {
+        argus: config.argusPython ? (existsSync(config.argusPython) ? 'present' : 'missing') : 'not_configured',
+        foreman: config.foremanEnabled ? (config.foremanPython && existsSync(config.foremanPython) ? 'present' : 'missing') : 'disabled',
+      },
       configured: { remote: config.a2aUrl !== null, remote_token: config.a2aToken !== null, api_key: config.apiKey !== null, backend: config.backend !== null },
       api_key_source: config.apiKeySource,
       controller_id: config.controllerId,
