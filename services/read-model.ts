@@ -47,18 +47,24 @@ export const FEED_LIMIT = 1000;
 export function createReadModel() {
   return createStore({
     context: {
-      campaigns: {} as Record<string, CampaignSummary>,
+      /**
+       * Updated in place: copying 10,000 summaries on every change made start-up and busy
+       * sweeps quadratic. `revision` is what changes for subscribers.
+       */
+      campaigns: new Map<string, CampaignSummary>(),
+      revision: 0,
       events: [] as PublicEventView[],
     },
     on: {
       campaignsLoaded: (ctx, ev: { summaries: CampaignSummary[]; events: PublicEventView[] }) => ({
-        campaigns: Object.fromEntries(ev.summaries.map((s) => [s.campaign_id, s])),
+        campaigns: new Map(ev.summaries.map((s) => [s.campaign_id, s])),
+        revision: ctx.revision + 1,
         events: sortFeed(ev.events).slice(-FEED_LIMIT),
       }),
-      campaignUpdated: (ctx, ev: { summary: CampaignSummary }) => ({
-        ...ctx,
-        campaigns: { ...ctx.campaigns, [ev.summary.campaign_id]: ev.summary },
-      }),
+      campaignUpdated: (ctx, ev: { summary: CampaignSummary }) => {
+        ctx.campaigns.set(ev.summary.campaign_id, ev.summary);
+        return { ...ctx, revision: ctx.revision + 1 };
+      },
       publicEventsAppended: (ctx, ev: { events: PublicEventView[] }) =>
         ev.events.length === 0 ? ctx : { ...ctx, events: [...ctx.events, ...ev.events].slice(-FEED_LIMIT) },
     },

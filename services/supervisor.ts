@@ -307,7 +307,7 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
 
   function status(): StatusView {
     const ctx = readModel.getSnapshot().context;
-    return { campaigns: Object.values(ctx.campaigns), events: ctx.events };
+    return { campaigns: [...ctx.campaigns.values()], events: ctx.events };
   }
 
   async function campaigns(body: unknown): Promise<ApiResult<unknown>> {
@@ -316,7 +316,7 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
     const req = parsed.data;
     if (req.action === 'list') return ok({ campaigns: status().campaigns });
     if (req.action === 'get') {
-      const summary = readModel.getSnapshot().context.campaigns[req.campaign_id];
+      const summary = readModel.getSnapshot().context.campaigns.get(req.campaign_id);
       if (!summary) return fail(apiError('campaign_not_found', `No campaign is named ${req.campaign_id}.`));
       const events = readModel.getSnapshot().context.events.filter((e) => e.campaign_id === req.campaign_id);
       return ok({ campaign: summary, events });
@@ -420,7 +420,7 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
     } else {
       change = await commit(campaignId, (doc) => applyReadFailure(doc, read.error, { controllerId: config.controllerId, now: now(), cadenceMs }), null);
     }
-    const summary = readModel.getSnapshot().context.campaigns[campaignId];
+    const summary = readModel.getSnapshot().context.campaigns.get(campaignId);
     const events = readModel.getSnapshot().context.events.filter((e) => e.campaign_id === campaignId && e.seq >= before);
     return ok({
       campaign: summary,

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { registerDemo } from './demo.js';
 import { registerProbe } from './probe.js';
 import { registerServe } from './serve.js';
 import { registerSimulate } from './simulate.js';
@@ -8,4 +9,5 @@ export function registerCommands(program: Command): void {
   registerServe(program);
   registerProbe(program);
   registerSimulate(program);
+  registerDemo(program);
 }

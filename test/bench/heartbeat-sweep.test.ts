@@ -1,0 +1,77 @@
+/**
+ * The heartbeat benchmark's contract, not its speed: argument parsing, and a short run of the
+ * built script whose last stdout line is one JSON object with every field. No timing asserts.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { BENCH_DEFAULTS, parseBenchArgs } from '../../bench/args.js';
+
+const SCRIPT = fileURLToPath(new URL('../../dist/bench/heartbeat-sweep.js', import.meta.url));
+
+function runBuilt(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  if (!existsSync(SCRIPT)) throw new Error(`${SCRIPT} is missing: run npm run build first`);
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [SCRIPT, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('bench arguments', () => {
+  it('defaults, both spellings, and --json', () => {
+    expect(parseBenchArgs([])).toEqual(BENCH_DEFAULTS);
+    expect(parseBenchArgs(['--campaigns', '20', '--concurrency=8', '--rounds', '1', '--json'])).toEqual({
+      campaigns: 20,
+      concurrency: 8,
+      rounds: 1,
+      json: true,
+    });
+  });
+
+  it('refuses unknown flags, missing values and out-of-range numbers', () => {
+    expect(() => parseBenchArgs(['--campaign', '2'])).toThrow(/unknown argument/);
+    expect(() => parseBenchArgs(['--campaigns'])).toThrow(/needs a value/);
+    expect(() => parseBenchArgs(['--campaigns', '0'])).toThrow(/whole number/);
+    expect(() => parseBenchArgs(['--concurrency', '1.5'])).toThrow(/whole number/);
+  });
+});
+
+describe('bench run', () => {
+  it('prints one JSON object with every field as the last stdout line', async () => {
+    const { code, stdout, stderr } = await runBuilt(['--campaigns', '20', '--rounds', '1', '--json']);
+    expect(code, stderr).toBe(0);
+    const lines = stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(1); // --json: nothing else on stdout; progress went to stderr
+    expect(stderr).toContain('[bench]');
+    const result = JSON.parse(lines.at(-1)!) as Record<string, unknown>;
+    for (const field of ['sweep_ms', 'cpu_ms', 'rss_mb', 'raw_sweep_ms', 'sdk_sweep_ms', 'sweep_vs_raw', 'cpu_vs_raw']) {
+      expect(typeof result[field], field).toBe('number');
+      expect(Number.isFinite(result[field]), field).toBe(true);
+    }
+    expect(result).toMatchObject({ campaigns: 20, concurrency: 64, rounds: 1, ticked: 20, unchanged_ticks: 20, tick_errors: 0, store_writes: 0, model_calls: 0 });
+    expect(result.node).toBe(process.version);
+    expect(typeof result.sweep_below_sdk).toBe('boolean');
+    expect(typeof result.sweep_vs_raw_ok).toBe('boolean');
+    expect(result.sweep_vs_raw_goal).toBe(1.25);
+    expect(result.rounds_ms).toMatchObject({ sweep: [expect.any(Number)], raw: [expect.any(Number)], sdk: [expect.any(Number)] });
+  });
+
+  it('prints a summary before the JSON line without --json, and exits 2 on a bad argument', async () => {
+    const human = await runBuilt(['--campaigns', '5', '--rounds', '1']);
+    expect(human.code, human.stderr).toBe(0);
+    const lines = human.stdout.trimEnd().split('\n');
+    expect(lines.length).toBeGreaterThan(1);
+    expect(JSON.parse(lines.at(-1)!)).toMatchObject({ campaigns: 5 });
+
+    const bad = await runBuilt(['--campaigns', 'many']);
+    expect(bad.code).toBe(2);
+    expect(bad.stdout).toBe('');
+    expect(bad.stderr).toMatch(/--campaigns must be a whole number/);
+  });
+});
