@@ -165,6 +165,46 @@ describe('authority: lease and fenced mutations', () => {
     expect(world.sim.stats().mutationsApplied.submit).toBe(1);
   });
 
+  it('after a restart a journal is not authority: the readback decides, and nothing is reclaimed', async () => {
+    world = await authorityWorld();
+    await attached(world, 'c1');
+    await world.act({ campaign_id: 'c1', action: 'claim' });
+    const claims = world.sim.stats().mutationsApplied.claim;
+
+    // Still ours on the remote: the restarted supervisor says so after reading it back.
+    await world.restart();
+    await world.supervisor.sweep();
+    expect((await world.campaign('c1')).state).toBe('controlling');
+
+    // It lapsed while we were down: control-lost, one CRITICAL, no claim sent.
+    await world.supervisor.stop();
+    world.sim.advanceClock(3600);
+    await world.restart();
+    await world.supervisor.sweep();
+    const c = await world.campaign('c1');
+    expect(c.state).toBe('control-lost');
+    expect(c.lease.mode).toBe('observer');
+    expect(world.publicKinds('c1').filter((k) => k === 'CRITICAL')).toHaveLength(1);
+    expect(world.sim.stats().mutationsApplied.claim).toBe(claims);
+  });
+
+  it('pause stops renewal and polling; resume only observes and never claims', async () => {
+    world = await authorityWorld({}, { ARGUS_SUPERVISOR_LEASE_TTL_SECONDS: '60' });
+    await attached(world, 'c1');
+    await world.act({ campaign_id: 'c1', action: 'claim', ttl_seconds: 60 });
+    expect((await world.act({ campaign_id: 'c1', action: 'pause' })).ok).toBe(true);
+    const before = world.sim.stats();
+    await world.supervisor.sweep();
+    const after = world.sim.stats();
+    expect(after.mutationsApplied.renew).toBe(before.mutationsApplied.renew);
+    expect(after.requests['GetTask'] ?? 0).toBe(before.requests['GetTask'] ?? 0);
+
+    const resumed = await world.act({ campaign_id: 'c1', action: 'resume' });
+    expect(resumed.ok).toBe(true);
+    expect((await world.campaign('c1')).state).toBe('observing');
+    expect(world.sim.stats().mutationsApplied.claim).toBe(before.mutationsApplied.claim);
+  });
+
   it('renews the lease from the heartbeat before it expires', async () => {
     world = await authorityWorld({}, { ARGUS_SUPERVISOR_LEASE_TTL_SECONDS: '60' });
     await attached(world, 'c1');
