@@ -31,7 +31,7 @@ import { createMetrics, type SupervisorMetrics } from './metrics.js';
 import { applyObservation, applyReadFailure, stepAndPublish, type DocumentChange } from './observation.js';
 import { createReadModel, type CampaignSummary, type ReadModel } from './read-model.js';
 import type { ApiResult, HealthView, StatusView, SupervisorApi } from './supervisor-api.js';
-import { KeyedQueue } from './keyed-queue.js';
+import { KeyedMutex } from '../persistence/keyed-mutex.js';
 import { createAuthority } from './authority.js';
 
 /**
@@ -69,7 +69,8 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
   const metrics = opts.metrics ?? createMetrics();
   const readModel: ReadModel = createReadModel();
   const entries = new Map<string, CampaignEntry>();
-  const queue = new KeyedQueue();
+  // Serializes a tick and an operator action on one campaign inside this process.
+  const queue = new KeyedMutex();
   const cadenceMs = config.heartbeatSeconds * 1000;
   const remote: A2AClient | null =
     opts.remote !== undefined
