@@ -23,7 +23,8 @@ export async function spawnSupervisor(opts: { stateRoot: string; remoteUrl: stri
     ARGUS_SUPERVISOR_STATE_ROOT: opts.stateRoot,
     OPENTRAINING_A2A_URL: opts.remoteUrl,
     ARGUS_SUPERVISOR_API_KEY: CHAOS_API_KEY,
-    ARGUS_SUPERVISOR_HEARTBEAT_SECONDS: '3600',
+    // Long enough that no scheduled tick lands inside a run; the lease TTL must cover two.
+    ARGUS_SUPERVISOR_HEARTBEAT_SECONDS: '300',
     PORT: '0',
     HOST: '127.0.0.1',
     LOG_LEVEL: 'error',

@@ -48,6 +48,7 @@ export function initialCampaignContext(input: CampaignInput): CampaignContext {
     attemptsSubmitted: 0,
     lease: null,
     lastEpoch: null,
+    lastHeldSince: null,
     pendingIntent: null,
     pendingQuestion: null,
     lastErrorCode: null,
@@ -56,7 +57,7 @@ export function initialCampaignContext(input: CampaignInput): CampaignContext {
   };
 }
 
-const ourLease = (lease: LeaseReadback) => ({ epoch: lease.epoch, expiresAt: lease.expiresAt });
+
 
 export const campaignMachine = setup({
   types: {
@@ -74,8 +75,17 @@ export const campaignMachine = setup({
   },
   actions: {
     noteError: assign((_, params: { code: string }) => ({ lastErrorCode: params.code })),
-    dropLease: assign(({ context }) => ({ lease: null, lastEpoch: context.lease?.epoch ?? context.lastEpoch })),
-    adoptLease: assign((_, params: { lease: LeaseReadback | null }) => ({ lease: params.lease ? ourLease(params.lease) : null })),
+    dropLease: assign(({ context }) => ({
+      lease: null,
+      lastEpoch: context.lease?.epoch ?? context.lastEpoch,
+      lastHeldSince: context.lease?.heldSince ?? context.lastHeldSince,
+    })),
+    // A claim starts a new hold; a renewal extends the one we have.
+    adoptLease: assign(({ context }, params: { lease: LeaseReadback | null }) => ({
+      lease: params.lease
+        ? { epoch: params.lease.epoch, expiresAt: params.lease.expiresAt, heldSince: context.lease?.heldSince ?? params.lease.readAt }
+        : null,
+    })),
     openIntent: assign(({ event }) => (event.type === 'MUTATE' ? { pendingIntent: { requestId: event.requestId, kind: event.mutation.kind } } : {})),
     adoptIntentInDoubt: assign(({ context, event }) =>
       event.type === 'INTENT_IN_DOUBT' ? { pendingIntent: context.pendingIntent ?? { requestId: event.requestId, kind: event.kind } } : {},
@@ -89,6 +99,7 @@ export const campaignMachine = setup({
       campaignId: context.campaignId,
       reason: context.lastErrorCode ?? 'lease_lost',
       epoch: context.lastEpoch,
+      heldSince: context.lastHeldSince,
     })),
     emitIntentAmbiguous: enqueueActions(({ context, enqueue }) => {
       const intent = context.pendingIntent;

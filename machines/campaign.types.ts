@@ -36,6 +36,8 @@ export interface LeaseReadback {
 export interface OurLease {
   epoch: number;
   expiresAt: string;
+  /** When this hold began (the claim's readback instant): names one hold, across renewals. */
+  heldSince: string;
 }
 
 export interface PendingIntent {
@@ -66,6 +68,8 @@ export interface CampaignContext {
   lease: OurLease | null;
   /** The epoch we held last (kept after the lease is dropped, to name what was lost). */
   lastEpoch: number | null;
+  /** When the hold we lost last began: a re-claim at the same epoch is a different hold. */
+  lastHeldSince: string | null;
   pendingIntent: PendingIntent | null;
   pendingQuestion: PendingQuestion | null;
   lastErrorCode: string | null;
@@ -188,7 +192,7 @@ export type CampaignEvent =
 
 export type CampaignEmitted =
   /** Exactly one per loss: the services publish one CRITICAL. */
-  | { type: 'CONTROL_LOST'; campaignId: string; reason: string; epoch: number | null }
+  | { type: 'CONTROL_LOST'; campaignId: string; reason: string; epoch: number | null; heldSince: string | null }
   /** A mutation's outcome is unknown: local control is dropped and replay is blocked. */
   | { type: 'INTENT_AMBIGUOUS'; campaignId: string; requestId: string; kind: MutationKind }
   | { type: 'WAKE_REQUESTED'; campaignId: string; wake: WakeRequest };

@@ -7,7 +7,7 @@
 import type { AnyMachineSnapshot } from 'xstate';
 
 /** Bump on any change to states, events, guards or context shape. */
-export const CAMPAIGN_MACHINE_VERSION = 'campaign@1';
+export const CAMPAIGN_MACHINE_VERSION = 'campaign@2';
 
 /** The envelope the store keeps (`CampaignDocument.machine`). */
 export interface PersistedCampaignMachine {

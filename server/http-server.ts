@@ -40,9 +40,11 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
     const message =
       status === 413
         ? 'The request body is larger than the API accepts.'
-        : status < 500
-          ? 'The request body is not valid JSON.'
-          : 'The supervisor hit an internal error; see its log.';
+        : status === 415
+          ? 'Send the request body as application/json.'
+          : status < 500
+            ? 'The request body is not valid JSON.'
+            : 'The supervisor hit an internal error; see its log.';
     void reply.code(status).send({ ok: false, error: { code, message } });
   });
 

@@ -12,6 +12,7 @@ import type { LeaseView } from '../adapters/a2a/control-contract.js';
 import type { RemoteDescription } from '../adapters/a2a/discovery.js';
 import type { RemoteError } from '../adapters/a2a/errors.js';
 import { explainRefusal } from '../machines/campaign.refusals.js';
+import { READBACK_FRESH_MS } from '../machines/campaign.types.js';
 import type {
   CampaignEvent,
   ClaimLeaseOutput,
@@ -35,8 +36,15 @@ import type { ApiResult } from './supervisor-api.js';
 export interface AuthorityDeps {
   controllerId: string;
   leaseTtlSeconds: number;
+  /** The shortest TTL the heartbeat can keep renewed (two beats). */
+  minTtlSeconds: number;
   remote: A2AClient | null;
-  description: () => RemoteDescription | null;
+  /** The remote's description, discovering it now if start-up could not. */
+  description: () => Promise<RemoteDescription | null>;
+  /** Another campaign of this supervisor that controls `contextId`, if any. */
+  controllerOfContext(contextId: string, exceptCampaignId: string): string | null;
+  /** Records an intent whose outcome could not be written as in doubt (never re-sent). */
+  markInDoubt(campaignId: string): Promise<void>;
   loadDoc(campaignId: string): Promise<ApiResult<CampaignDocument>>;
   /** Runs a pure change under the store lock; null when refused or nothing changed. */
   commit(campaignId: string, change: (doc: CampaignDocument) => DocumentChange | null): Promise<DocumentChange | null>;
@@ -51,6 +59,9 @@ const CAPABILITY_OF: Record<Mutation['kind'], Capability> = {
   release: 'release_control',
 };
 
+/** A mutation is not sent when the lease has less than this left: it could lapse in flight. */
+const LEASE_SEND_MARGIN_MS = 5_000;
+
 const ok = <T>(value: T): ApiResult<T> => ({ ok: true, value });
 const fail = (code: ApiErrorCode, message: string): ApiResult<never> => ({ ok: false, error: apiError(code, message) });
 
@@ -58,8 +69,10 @@ export function createAuthority(deps: AuthorityDeps) {
   const { controllerId } = deps;
 
   /** The remote, if it may be mutated at all; otherwise the refusal (nothing is sent). */
-  function mutableRemote(capability: Capability): { ok: true; remote: A2AClient; description: RemoteDescription } | { ok: false; error: ApiError } {
-    const description = deps.description();
+  async function mutableRemote(
+    capability: Capability,
+  ): Promise<{ ok: true; remote: A2AClient; description: RemoteDescription } | { ok: false; error: ApiError }> {
+    const description = await deps.description();
     if (!deps.remote) return { ok: false, error: apiError('remote_not_configured', 'No OpenTraining A2A URL is configured.') };
     if (!description) return { ok: false, error: apiError('remote_unavailable', 'The remote has not been discovered yet; nothing was sent.') };
     if (!description.mutationsEnabled || !description.capabilities[capability]) {
@@ -107,8 +120,11 @@ export function createAuthority(deps: AuthorityDeps) {
   // ---- claim ---------------------------------------------------------------------------------
 
   async function claim(campaignId: string, ttlSeconds = deps.leaseTtlSeconds): Promise<ApiResult<unknown>> {
-    const gate = mutableRemote('claim_control');
+    const gate = await mutableRemote('claim_control');
     if (!gate.ok) return { ok: false, error: gate.error };
+    if (ttlSeconds < deps.minTtlSeconds) {
+      return fail('invalid_request', `ttl_seconds must be at least ${deps.minTtlSeconds} so the heartbeat can renew the lease in time.`);
+    }
     const loaded = await deps.loadDoc(campaignId);
     if (!loaded.ok) return loaded;
     const doc = loaded.value;
@@ -116,9 +132,18 @@ export function createAuthority(deps: AuthorityDeps) {
     const refusal = explainRefusal(peekSnapshot(doc), event);
     if (refusal) return refusalResult(refusal);
 
+    // An attached task's context is the one to lease: learn it before claiming, never guess.
+    let contextId = contextOf(doc);
+    if (!contextId && doc.remote.taskId) {
+      const read = await gate.remote.getTask(doc.remote.taskId);
+      if (!read.ok) return fail('remote_unavailable', `The task could not be read to find its context (${read.error.code}); nothing was claimed.`);
+      contextId = read.value.contextId;
+    }
+    const other = contextId ? deps.controllerOfContext(contextId, campaignId) : null;
+    if (other) return fail('lease_held', `Campaign ${other} already controls this remote context; release it there first.`);
+
     let remoteError: RemoteError | null = null;
     let granted: LeaseView | null = null;
-    const contextId = contextOf(doc);
     const claimLease = fromPromise<ClaimLeaseOutput>(async () => {
       const claimed = await gate.remote.control.leaseClaim({
         ...(contextId ? { contextId } : {}),
@@ -144,7 +169,7 @@ export function createAuthority(deps: AuthorityDeps) {
       if (!unchangedSince(doc, current)) return null;
       const lease = granted as LeaseView | null;
       const next = mirrorAuthority(
-        { ...current, remote: { ...current.remote, contextId: current.remote.contextId ?? lease?.contextId ?? null } },
+        { ...current, remote: { ...current.remote, contextId: current.remote.contextId ?? contextId ?? lease?.contextId ?? null } },
         step,
         lease,
       );
@@ -163,7 +188,7 @@ export function createAuthority(deps: AuthorityDeps) {
   // ---- fenced mutations ---------------------------------------------------------------------
 
   async function mutate(campaignId: string, mutation: Mutation, epoch: number): Promise<ApiResult<unknown>> {
-    const gate = mutableRemote(CAPABILITY_OF[mutation.kind]);
+    const gate = await mutableRemote(CAPABILITY_OF[mutation.kind]);
     if (!gate.ok) return { ok: false, error: gate.error };
     const loaded = await deps.loadDoc(campaignId);
     if (!loaded.ok) return loaded;
@@ -222,6 +247,14 @@ export function createAuthority(deps: AuthorityDeps) {
     let relayed: RelayMutationOutput | null = null;
     const authority = { controllerId, epoch, requestId: event.requestId };
     const relayMutation = fromPromise<RelayMutationOutput>(async () => {
+      // The journal write may have waited on a lock: the readback must still be fresh, and the
+      // lease must outlive the request, at the moment of sending. Otherwise send nothing.
+      const sendAt = deps.now().getTime();
+      const expiresAt = event.readback ? Date.parse(event.readback.expiresAt) : 0;
+      if (sendAt - readAt.getTime() > READBACK_FRESH_MS || expiresAt - sendAt < LEASE_SEND_MARGIN_MS) {
+        relayed = { outcome: 'rejected', requestId: event.requestId, code: 'readback_stale', leaseLost: false };
+        return relayed;
+      }
       const sending = send(gate.remote, mutation, authority, { contextId: contextId!, taskId: doc.remote.taskId! });
       if (isArmed('after_send')) {
         // Give the request time to leave the process, then die without reading the answer.
@@ -263,7 +296,12 @@ export function createAuthority(deps: AuthorityDeps) {
       next = applyMachineContext(next, step, now);
       return publish(next, draftsFromEmitted(step.emitted), wakesFromEmitted(step.emitted), now);
     });
-    const summary = change ? summarize(change.doc) : null;
+    if (!change) {
+      // The outcome could not be written: whatever the answer was, the intent is now in doubt.
+      await deps.markInDoubt(campaignId);
+      return fail('mutation_in_doubt', `The ${mutation.kind} outcome could not be recorded; it will not be re-sent. Use resolve_intent.`);
+    }
+    const summary = summarize(change.doc);
     if (!output) {
       return fail('mutation_in_doubt', `The ${mutation.kind} may or may not have been applied; it will not be re-sent. Use resolve_intent.`);
     }
@@ -274,14 +312,30 @@ export function createAuthority(deps: AuthorityDeps) {
   }
 
   async function recordLeaseLost(campaignId: string, readback: LeaseReadback | null, at: Date): Promise<void> {
-    await deps.commit(campaignId, (current) =>
-      stepAndPublish(
+    await deps.commit(campaignId, (current) => {
+      // Only authority changes: the remote's own state (e.g. still asking a question) stands.
+      const state = current.remoteView?.state;
+      const remoteBlocked = state === 'input-required' || state === 'auth-required';
+      return stepAndPublish(
         current,
-        [{ type: 'REMOTE_OBSERVED', observedAt: at.toISOString(), events: [], wakes: [], remoteBlocked: false, readback }],
+        [{ type: 'REMOTE_OBSERVED', observedAt: at.toISOString(), events: [], wakes: [], remoteBlocked, readback }],
         [],
         at,
-      ),
-    );
+      );
+    });
+  }
+
+  /** A lease whose expiry passed while the remote could not be read is gone: say so once. */
+  async function expireIfLapsed(campaignId: string): Promise<boolean> {
+    const loaded = await deps.loadDoc(campaignId);
+    if (!loaded.ok) return false;
+    const snapshot = peekSnapshot(loaded.value);
+    const ours = snapshot.context.lease;
+    if (describeStates(snapshot).authority !== 'controlling' || !ours) return false;
+    const now = deps.now();
+    if (Date.parse(ours.expiresAt) > now.getTime()) return false;
+    await recordLeaseLost(campaignId, null, now);
+    return true;
   }
 
   // ---- resolve_intent ----------------------------------------------------------------------
@@ -299,15 +353,17 @@ export function createAuthority(deps: AuthorityDeps) {
     if (refusal) return refusalResult(refusal);
     const intent = openIntent(doc);
     if (!intent) return fail('intent_not_found', 'The campaign has no mutation in doubt.');
-    const description = deps.description();
+    const description = await deps.description();
     const canRead = deps.remote !== null && description?.controlParams?.requestReadback === true;
     let readback: { status: 'applied' | 'not_applied'; taskId?: string } | null = null;
     const readBackIntent = fromPromise<ReadBackIntentOutput>(async () => {
       if (!canRead || !deps.remote) return { requestId: intent.requestId, status: 'unavailable' };
       const r = await deps.remote.control.requestGet({ requestId: intent.requestId });
-      if (!r.ok) return { requestId: intent.requestId, status: 'unavailable' };
+      // Only an answer about this very request, and this kind of action, settles it.
+      const answered = r.ok && r.value.requestId === intent.requestId && (r.value.action === undefined || r.value.action === intent.action);
+      if (!r.ok || !answered) return { requestId: intent.requestId, status: 'unavailable' };
       readback = { status: r.value.status, ...(r.value.taskId ? { taskId: r.value.taskId } : {}) };
-      return { requestId: intent.requestId, status: r.value.status };
+      return { requestId: r.value.requestId, status: r.value.status };
     });
     const step = await runCampaignEffect(doc, event, { readBackIntent });
     const settled = readback as { status: 'applied' | 'not_applied'; taskId?: string } | null;
@@ -365,7 +421,7 @@ export function createAuthority(deps: AuthorityDeps) {
       return true;
     }
     if (Date.parse(readback.expiresAt) - now.getTime() > renewWithinMs) return false;
-    const gate = mutableRemote('renew_control');
+    const gate = await mutableRemote('renew_control');
     const contextId = doc.lease?.contextId ?? contextOf(doc);
     const ttlSeconds = doc.lease?.ttlSeconds ?? deps.leaseTtlSeconds;
     const renewLease = fromPromise<RenewLeaseOutput>(async () => {
@@ -384,7 +440,7 @@ export function createAuthority(deps: AuthorityDeps) {
     return true;
   }
 
-  return { claim, mutate, resolveIntent, superviseLease };
+  return { claim, mutate, resolveIntent, superviseLease, expireIfLapsed };
 }
 
 /** Maps the adapter's answer onto the machine's three relay outcomes. */
@@ -430,7 +486,8 @@ function remoteRefusalCode(code: string | undefined): ApiErrorCode {
   return 'remote_rejected';
 }
 
-function refusalResult(code: string): ApiResult<never> {
+/** The one table of machine refusal codes → operator error (code + one sentence). */
+export function refusalResult(code: string): ApiResult<never> {
   const table: Record<string, [ApiErrorCode, string]> = {
     lease_required: ['lease_required', 'The campaign does not hold the controller lease; claim it first.'],
     already_controlling: ['action_not_allowed', 'The campaign already holds the controller lease.'],
@@ -447,10 +504,11 @@ function refusalResult(code: string): ApiResult<never> {
     effect_in_flight: ['action_not_allowed', 'Another remote operation is in flight for this campaign.'],
     campaign_paused: ['action_not_allowed', 'The campaign is paused; resume it first.'],
     campaign_closed: ['campaign_closed', 'The campaign is closed.'],
+    not_paused: ['action_not_allowed', 'The campaign is not paused.'],
+    no_pending_question: ['action_not_allowed', 'The campaign has no pending question to answer.'],
+    question_stale: ['action_not_allowed', 'That question is no longer pending.'],
   };
   const [apiCode, sentence] = table[code] ?? ['action_not_allowed', `The campaign cannot do that now (${code}).`];
   return fail(apiCode, sentence);
 }
 
-export type { ReadBackIntentOutput, RenewLeaseOutput };
-export { openIntent };

@@ -100,7 +100,7 @@ function restore(doc: CampaignDocument, logic: CampaignMachine) {
 /** 'observing' | 'controlling' | ... | 'paused' | 'closed' and the attention state, for summaries. */
 export function describeStates(snapshot: CampaignSnapshot): { authority: string; attention: string } {
   const value = snapshot.value as unknown;
-  if (typeof value === 'string') return { authority: value, attention: value === 'closed' ? 'idle' : 'idle' };
+  if (typeof value === 'string') return { authority: value, attention: 'idle' };
   const active = (value as { active?: { authority?: unknown; attention?: unknown } }).active;
   const top = (v: unknown) => (typeof v === 'string' ? v : v && typeof v === 'object' ? Object.keys(v)[0] ?? 'unknown' : 'unknown');
   return { authority: top(active?.authority), attention: top(active?.attention) };

@@ -20,7 +20,8 @@ export interface CampaignEntry {
   closed: boolean;
   /** We hold (or believe we hold) the lease: every tick re-checks authority. */
   controlling: boolean;
-  leaseExpiresAt: number | null;
+  /** The remote context this campaign acts in (leases cover a context). */
+  contextId: string | null;
   hasOpenIntent: boolean;
   corrupt: { code: string; reason: string } | null;
 }
@@ -44,7 +45,7 @@ export function entryFromDocument(doc: CampaignDocument): CampaignEntry {
     paused: doc.paused,
     closed,
     controlling: authority === 'controlling',
-    leaseExpiresAt: doc.lease ? Date.parse(doc.lease.expiresAt) : null,
+    contextId: doc.lease?.contextId ?? doc.remote.contextId ?? doc.remoteView?.contextId ?? null,
     hasOpenIntent: openIntent(doc) !== null,
     corrupt: null,
   };
@@ -60,7 +61,7 @@ export function corruptEntry(id: string, code: string, reason: string): Campaign
     paused: false,
     closed: false,
     controlling: false,
-    leaseExpiresAt: null,
+    contextId: null,
     hasOpenIntent: false,
     corrupt: { code, reason },
   };

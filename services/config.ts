@@ -124,6 +124,10 @@ export function loadConfig(env: NodeJS.ProcessEnv): SupervisorConfig {
   if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) {
     problems.push('ARGUS_SUPERVISOR_ARGUS_HOME must be a folder under ARGUS_SUPERVISOR_STATE_ROOT');
   }
+  // Renewal rides on the heartbeat: a lease shorter than two beats would lapse between them.
+  if (e.ARGUS_SUPERVISOR_LEASE_TTL_SECONDS < 2 * e.ARGUS_SUPERVISOR_HEARTBEAT_SECONDS) {
+    problems.push('ARGUS_SUPERVISOR_LEASE_TTL_SECONDS must be at least twice ARGUS_SUPERVISOR_HEARTBEAT_SECONDS so the heartbeat can renew it');
+  }
   if (problems.length) throw new ConfigError(problems);
   const blank = (v: string | undefined) => (v === undefined || v === '' ? null : v);
   const apiKey = blank(e.ARGUS_SUPERVISOR_API_KEY);

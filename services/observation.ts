@@ -10,7 +10,7 @@ import type { PublicEventDraft, WakeRequest } from '../machines/vocabulary.js';
 import type { CampaignDocument, PublicEvent, WakeRequest as RecordedWake } from '../persistence/campaign-document.js';
 import { appendPublicEvents } from '../persistence/outbox.js';
 import { recordWakeRequests } from '../persistence/wake-requests.js';
-import { describeStates, stepCampaign } from './campaign-actor.js';
+import { describeStates, peekSnapshot, stepCampaign } from './campaign-actor.js';
 import { controlLostDraft, intentAmbiguousDraft, reduce, reduceReadFailure } from './reducer.js';
 import { toRemoteObserved } from './reducer-observed.js';
 
@@ -30,6 +30,8 @@ export interface ObserveContext {
  * to reset): the caller then writes nothing, which is the whole point of the heartbeat.
  */
 export function applyObservation(doc: CampaignDocument, snapshot: TaskSnapshot, ctx: ObserveContext): DocumentChange | null {
+  // A read that lands after pause (or close) publishes nothing: resume re-reads.
+  if (doc.paused || isClosed(doc)) return null;
   const reduced = reduce(doc.remoteView, snapshot, {
     campaignId: doc.campaignId,
     controllerId: ctx.controllerId,
@@ -146,4 +148,12 @@ export function applyMachineContext(doc: CampaignDocument, step: { snapshot: { c
     attemptsSubmitted: Math.max(doc.attemptsSubmitted, ctx.attemptsSubmitted),
     ...(controlling ? {} : { controllerMode: 'observer' as const, lease: null }),
   };
+}
+
+function isClosed(doc: CampaignDocument): boolean {
+  try {
+    return peekSnapshot(doc).status === 'done';
+  } catch {
+    return false;
+  }
 }

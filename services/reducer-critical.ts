@@ -63,10 +63,11 @@ export function reduceReadFailure(consecutiveFailures: number, ctx: ReadFailureC
 }
 
 /** The one CRITICAL for the machine's CONTROL_LOST (the reducer itself never publishes a loss). */
-export function controlLostDraft(lost: { campaignId: string; reason: string; epoch: number | null }): PublicEventDraft {
+export function controlLostDraft(lost: { campaignId: string; reason: string; epoch: number | null; heldSince?: string | null }): PublicEventDraft {
   return {
     kind: 'CRITICAL',
-    dedupeKey: `control-lost:${lost.campaignId}:${lost.epoch ?? 'none'}`,
+    // One key per hold: a re-claim at the same epoch that is lost again is a new loss.
+    dedupeKey: `control-lost:${lost.campaignId}:${lost.epoch ?? 'none'}:${lost.heldSince ?? 'unknown'}`,
     summary: 'Control of the remote task was lost; mutations stopped, observation continues',
     data: { reason: lost.reason, epoch: lost.epoch },
   };

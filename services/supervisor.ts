@@ -32,7 +32,7 @@ import { applyObservation, applyReadFailure, stepAndPublish, type DocumentChange
 import { createReadModel, type CampaignSummary, type ReadModel } from './read-model.js';
 import type { ApiResult, HealthView, StatusView, SupervisorApi } from './supervisor-api.js';
 import { KeyedMutex } from '../persistence/keyed-mutex.js';
-import { createAuthority } from './authority.js';
+import { createAuthority, refusalResult } from './authority.js';
 
 /**
  * Where wake requests go. The Argus and Foreman bridges are a later issue; until then the
@@ -91,8 +91,16 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
   const authority = createAuthority({
     controllerId: config.controllerId,
     leaseTtlSeconds: config.leaseTtlSeconds,
+    minTtlSeconds: 2 * config.heartbeatSeconds,
     remote,
-    description: () => description,
+    description: ensureDescription,
+    controllerOfContext: (contextId, except) => {
+      for (const e of entries.values()) if (e.id !== except && e.controlling && e.contextId === contextId) return e.id;
+      return null;
+    },
+    markInDoubt: async (id) => {
+      await commit(id, markIntentInDoubt, null);
+    },
     loadDoc: (id) => loadDoc(id),
     commit: (id, change) => commit(id, change, null),
     now,
@@ -125,6 +133,9 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
     const entry = entries.get(campaignId);
     if (!entry || !entry.taskId || !remote) return;
     const read = await readTask(campaignId, remote, entry.taskId);
+    // Every commit replaces the entry: if one landed while this read was in flight (a claim,
+    // a mutation), the read predates it and must not judge authority. The next tick re-reads.
+    const stale = () => entries.get(campaignId) !== entry;
     if (read.ok) {
       const unchanged = entry.consecutiveFailures === 0 && materialFingerprint(read.value) === entry.fingerprint;
       if (unchanged && !entry.controlling) {
@@ -132,6 +143,7 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
         return;
       }
       await queue.run(campaignId, async () => {
+        if (stale()) return;
         const change = unchanged
           ? null
           : await commit(campaignId, (doc) => applyObservation(doc, read.value, { controllerId: config.controllerId, now: now() }), 'changed');
@@ -144,9 +156,12 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
       return;
     }
     metrics.ticks.inc({ result: 'failed' });
-    await queue.run(campaignId, () =>
-      commit(campaignId, (doc) => applyReadFailure(doc, read.error, { controllerId: config.controllerId, now: now(), cadenceMs }), null),
-    );
+    await queue.run(campaignId, async () => {
+      if (stale()) return;
+      await commit(campaignId, (doc) => applyReadFailure(doc, read.error, { controllerId: config.controllerId, now: now(), cadenceMs }), null);
+      // No readback means no renewal: a lease that lapses meanwhile is lost, and said so once.
+      if (entries.get(campaignId)?.controlling) await authority.expireIfLapsed(campaignId);
+    });
   }
 
   /**
@@ -251,10 +266,16 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
       if (!settled.ok) return null;
       next = settled.doc;
     }
-    const kind = intent.action === 'claim' || intent.action === 'renew' ? null : intent.action;
-    if (!kind) return { doc: next, appended: [], wakes: [] };
+    // Only the four fenced mutations are journaled (claims and renewals are read back instead).
+    const kind = intent.action as 'submit' | 'intervene' | 'cancel' | 'release';
     const event: CampaignEvent = { type: 'INTENT_IN_DOUBT', requestId: intent.requestId, kind };
     return stepAndPublish({ ...next, controllerMode: 'observer', lease: null }, [event], [], now());
+  }
+
+  /** The cached description, or a discovery now if start-up could not reach the remote. */
+  async function ensureDescription(): Promise<RemoteDescription | null> {
+    if (!description) await discoverRemote();
+    return description;
   }
 
   async function discoverRemote(): Promise<void> {
@@ -370,11 +391,20 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
           paused: false,
           readFailures: { ...doc.readFailures, nextReadAt: null },
         }));
-        // Resume only observes and reads back; it never claims.
-        return resumed.ok ? observeNow(req.campaign_id) : resumed;
+        if (!resumed.ok) return resumed;
+        // Resume only observes and reads back; it never claims. A failed read does not undo it.
+        const entry = entries.get(req.campaign_id);
+        if (!remote || !entry?.taskId) return resumed;
+        const observed = await observeNow(req.campaign_id);
+        return observed.ok ? observed : ok({ ...(resumed.value as object), observe_error: observed.error });
       }
-      case 'close':
+      case 'close': {
+        // Closing must not strand authority: release the lease, settle any doubt, first.
+        const entry = entries.get(req.campaign_id)!;
+        if (entry.controlling) return fail(apiError('action_not_allowed', 'The campaign holds the controller lease; release it before closing.'));
+        if (entry.hasOpenIntent) return fail(apiError('intent_unresolved', 'A mutation is in doubt; resolve_intent must settle it before closing.'));
         return machineAction(req.campaign_id, { type: 'CLOSE' }, (doc) => doc);
+      }
       case 'answer': {
         const doc = await loadDoc(req.campaign_id);
         if (!doc.ok) return doc;
@@ -451,7 +481,7 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
     const current = await loadDoc(campaignId);
     if (!current.ok) return current;
     const refusal = explainRefusal(peekSnapshot(current.value), event);
-    if (refusal) return fail(refusalError(refusal, event.type));
+    if (refusal) return refusalResult(refusal);
     const change = await commit(campaignId, (doc) => stepAndPublish(alsoChange(doc), [event], [], now()), null);
     if (!change) return fail(apiError('action_not_allowed', 'The campaign could not be updated.'));
     return ok({ campaign: summarize(change.doc) });
@@ -495,19 +525,3 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
 
 const ok = <T>(value: T): ApiResult<T> => ({ ok: true, value });
 const fail = (error: ApiError): ApiResult<never> => ({ ok: false, error });
-
-function refusalError(code: string, eventType: string): ApiError {
-  const sentences: Record<string, [ApiError['code'], string]> = {
-    campaign_closed: ['campaign_closed', 'The campaign is closed.'],
-    campaign_paused: ['action_not_allowed', 'The campaign is paused; resume it first.'],
-    not_paused: ['action_not_allowed', 'The campaign is not paused.'],
-    effect_in_flight: ['action_not_allowed', 'Another remote operation is in flight for this campaign; try again after it settles.'],
-    no_pending_question: ['action_not_allowed', 'The campaign has no pending question to answer.'],
-    question_stale: ['action_not_allowed', 'That question is no longer pending.'],
-    intent_unresolved: ['intent_unresolved', 'A mutation is in doubt; resolve_intent must settle it first.'],
-    lease_required: ['lease_required', 'The campaign does not hold the controller lease; claim it first.'],
-    lease_stale_epoch: ['lease_stale_epoch', 'The epoch does not match the lease this campaign holds.'],
-  };
-  const [apiCode, sentence] = sentences[code] ?? ['action_not_allowed', `The campaign cannot take ${eventType} now (${code}).`];
-  return apiError(apiCode, sentence);
-}

@@ -53,8 +53,10 @@ export function detectCapabilities(card: AgentCard): CapabilityReport {
 
   const fenced = params?.epochEnforcement === true;
   const method = (name: string) => fenced && params.methods.includes(name);
-  const claim = method('lease.claim');
-  const renew = method('lease.renew');
+  // Authority is only as good as its readback: without lease.get a claim could not be verified.
+  const readback = method('lease.get');
+  const claim = method('lease.claim') && readback;
+  const renew = method('lease.renew') && readback;
   const mutationsEnabled = claim && renew;
   const mutation = (name: string) => mutationsEnabled && params !== undefined && params.mutations.includes(name);
 
@@ -65,7 +67,7 @@ export function detectCapabilities(card: AgentCard): CapabilityReport {
     evidence: true,
     claim_control: claim,
     renew_control: renew,
-    release_control: method('lease.release'),
+    release_control: method('lease.release') && readback,
     intervene: mutation('intervene') && method('intervene'),
     cancel: mutation('cancel'),
   };

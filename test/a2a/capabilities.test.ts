@@ -19,11 +19,12 @@ describe('capability detection table', () => {
     ['declared without epoch enforcement', { ...full, epochEnforcement: false }, READS, false],
     ['epochEnforcement missing', { methods: ALL_METHODS, mutations: ALL_MUTATIONS }, READS, false],
     ['epochEnforcement as a string is not true', { ...full, epochEnforcement: 'true' }, READS, false],
-    ['no renew: claim alone cannot keep authority', { ...full, methods: ['lease.claim', 'lease.release', 'intervene'] }, [...READS, 'claim_control', 'release_control'], false],
-    ['no claim', { ...full, methods: ['lease.renew', 'lease.release'] }, [...READS, 'renew_control', 'release_control'], false],
+    ['no renew: claim alone cannot keep authority', { ...full, methods: ['lease.get', 'lease.claim', 'lease.release', 'intervene'] }, [...READS, 'claim_control', 'release_control'], false],
+    ['no claim', { ...full, methods: ['lease.get', 'lease.renew', 'lease.release'] }, [...READS, 'renew_control', 'release_control'], false],
+    ['no lease.get: a claim could not be verified by readback', { ...full, methods: ['lease.claim', 'lease.renew', 'lease.release', 'intervene'] }, READS, false],
     ['lease only, no fenced mutations listed', { ...full, mutations: [] }, [...READS, 'claim_control', 'renew_control', 'release_control'], true],
     ['submit only', { ...full, mutations: ['submit'] }, [...READS, 'submit', 'claim_control', 'renew_control', 'release_control'], true],
-    ['intervene mutation without the intervene method', { ...full, methods: ['lease.claim', 'lease.renew'] }, [...READS, 'submit', 'claim_control', 'renew_control', 'cancel'], true],
+    ['intervene mutation without the intervene method', { ...full, methods: ['lease.get', 'lease.claim', 'lease.renew'] }, [...READS, 'submit', 'claim_control', 'renew_control', 'cancel'], true],
     ['another extension URI only', full, READS, false, 'urn:someone-else:v1'],
   ];
 

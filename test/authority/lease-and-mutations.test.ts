@@ -189,9 +189,9 @@ describe('authority: lease and fenced mutations', () => {
   });
 
   it('pause stops renewal and polling; resume only observes and never claims', async () => {
-    world = await authorityWorld({}, { ARGUS_SUPERVISOR_LEASE_TTL_SECONDS: '60' });
+    world = await authorityWorld({}, { ARGUS_SUPERVISOR_LEASE_TTL_SECONDS: '120' });
     await attached(world, 'c1');
-    await world.act({ campaign_id: 'c1', action: 'claim', ttl_seconds: 60 });
+    await world.act({ campaign_id: 'c1', action: 'claim', ttl_seconds: 120 });
     expect((await world.act({ campaign_id: 'c1', action: 'pause' })).ok).toBe(true);
     const before = world.sim.stats();
     await world.supervisor.sweep();
@@ -206,9 +206,9 @@ describe('authority: lease and fenced mutations', () => {
   });
 
   it('renews the lease from the heartbeat before it expires', async () => {
-    world = await authorityWorld({}, { ARGUS_SUPERVISOR_LEASE_TTL_SECONDS: '60' });
+    world = await authorityWorld({}, { ARGUS_SUPERVISOR_LEASE_TTL_SECONDS: '120' });
     await attached(world, 'c1');
-    await world.act({ campaign_id: 'c1', action: 'claim', ttl_seconds: 60 });
+    await world.act({ campaign_id: 'c1', action: 'claim', ttl_seconds: 120 });
     const renewalsBefore = world.sim.stats().mutationsApplied.renew;
     await world.supervisor.sweep();
     expect(world.sim.stats().mutationsApplied.renew).toBe(renewalsBefore + 1);

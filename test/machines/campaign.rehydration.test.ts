@@ -114,7 +114,8 @@ describe('campaign actor: behaviour with real effects', () => {
     actor.send({ type: 'RENEW_DUE', ttlSeconds: 600 });
     await waitFor(actor, (s) => s.matches({ active: { authority: 'control-lost' } }));
     expect(lost).toHaveBeenCalledTimes(1);
-    expect(lost).toHaveBeenCalledWith({ type: 'CONTROL_LOST', campaignId: 'camp-1', reason: 'renewal_failed', epoch: EPOCH });
+    expect(lost).toHaveBeenCalledWith(expect.objectContaining({ type: 'CONTROL_LOST', campaignId: 'camp-1', reason: 'renewal_failed', epoch: EPOCH }));
+    expect(lost.mock.calls[0]![0].heldSince).toEqual(expect.any(String));
     expect(actor.getSnapshot().can({ type: 'REMOTE_OBSERVED', observedAt: NOW, events: [], wakes: [], remoteBlocked: false, readback: null })).toBe(true);
     expect(explainRefusal(actor.getSnapshot(), submit('req-1'))).toBe('lease_required');
   });

@@ -32,9 +32,13 @@ describe('reduceReadFailure', () => {
 });
 
 describe('critical drafts for the machine emissions', () => {
-  it('one CRITICAL per lost epoch', () => {
-    const lost = controlLostDraft({ campaignId: 'camp-1', reason: 'lease_lost_readback', epoch: 7 });
-    expect(lost).toMatchObject({ kind: 'CRITICAL', dedupeKey: 'control-lost:camp-1:7', data: { reason: 'lease_lost_readback', epoch: 7 } });
+  it('one CRITICAL per lost hold: same epoch re-claimed and lost again is a new loss', () => {
+    const first = controlLostDraft({ campaignId: 'camp-1', reason: 'lease_lost_readback', epoch: 7, heldSince: '2030-01-01T00:00:00.000Z' });
+    expect(first).toMatchObject({ kind: 'CRITICAL', data: { reason: 'lease_lost_readback', epoch: 7 } });
+    const again = controlLostDraft({ campaignId: 'camp-1', reason: 'lease_lost_readback', epoch: 7, heldSince: '2030-01-01T00:00:00.000Z' });
+    expect(again.dedupeKey).toBe(first.dedupeKey);
+    const nextHold = controlLostDraft({ campaignId: 'camp-1', reason: 'lease_lost_readback', epoch: 7, heldSince: '2030-01-01T01:00:00.000Z' });
+    expect(nextHold.dedupeKey).not.toBe(first.dedupeKey);
   });
 
   it('one CRITICAL per ambiguous request id', () => {

@@ -60,3 +60,12 @@ describe('loadConfig', () => {
     expect(c.listen).toEqual({ kind: 'unix', path: '/tmp/argus.sock' });
   });
 });
+
+describe('lease TTL against the heartbeat', () => {
+  it('refuses a lease the heartbeat could not renew in time', () => {
+    expect(problemsOf({ ARGUS_SUPERVISOR_HEARTBEAT_SECONDS: '600', ARGUS_SUPERVISOR_LEASE_TTL_SECONDS: '600' })).toEqual([
+      'ARGUS_SUPERVISOR_LEASE_TTL_SECONDS must be at least twice ARGUS_SUPERVISOR_HEARTBEAT_SECONDS so the heartbeat can renew it',
+    ]);
+    expect(problemsOf({ ARGUS_SUPERVISOR_HEARTBEAT_SECONDS: '300', ARGUS_SUPERVISOR_LEASE_TTL_SECONDS: '600' })).toEqual([]);
+  });
+});
