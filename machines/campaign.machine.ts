@@ -238,7 +238,8 @@ export const campaignMachine = setup({
                     },
                   },
                 },
-                // Only the relay's own answer leaves this state (or a restore finding it in doubt).
+                // Only the relay's own answer leaves this state. Snapshots are never saved here, so a
+                // restore never lands in it: an unsettled journal entry restores into ambiguous-intent.
                 relaying: {
                   tags: EFFECT_IN_FLIGHT,
                   invoke: {

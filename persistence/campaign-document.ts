@@ -89,7 +89,7 @@ const campaignDocumentShape = z.strictObject({
   remote: z.strictObject({
     taskId: z.string().nullable(),
     contextId: z.string().nullable(),
-    /** An attached task was started elsewhere: it is observed, never resubmitted. */
+    /** An attached task was started elsewhere: the supervisor never sends it again; a new attempt is only ever an explicit operator submit. */
     attached: z.boolean(),
   }),
   remoteView: remoteViewSchema.nullable(),

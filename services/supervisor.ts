@@ -350,7 +350,7 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
       objective: req.objective,
       createdAt: now(),
       maxAttempts,
-      // An attached task was started elsewhere: it is observed, never resubmitted.
+      // An attached task was started elsewhere: it is observed, never sent again.
       remote: req.remote_task_id
         ? { taskId: req.remote_task_id, contextId: null, attached: true }
         : { taskId: null, contextId: null, attached: false },
