@@ -22,6 +22,8 @@ export interface CampaignEntry {
   controlling: boolean;
   /** The remote context this campaign acts in (leases cover a context). */
   contextId: string | null;
+  /** Our hold as last confirmed (only while controlling); never authority by itself. */
+  lease: { epoch: number; expiresAt: string } | null;
   hasOpenIntent: boolean;
   corrupt: { code: string; reason: string } | null;
 }
@@ -46,6 +48,7 @@ export function entryFromDocument(doc: CampaignDocument): CampaignEntry {
     closed,
     controlling: authority === 'controlling',
     contextId: doc.lease?.contextId ?? doc.remote.contextId ?? doc.remoteView?.contextId ?? null,
+    lease: authority === 'controlling' && doc.lease ? { epoch: doc.lease.epoch, expiresAt: doc.lease.expiresAt } : null,
     hasOpenIntent: openIntent(doc) !== null,
     corrupt: null,
   };
@@ -62,6 +65,7 @@ export function corruptEntry(id: string, code: string, reason: string): Campaign
     closed: false,
     controlling: false,
     contextId: null,
+    lease: null,
     hasOpenIntent: false,
     corrupt: { code, reason },
   };

@@ -128,6 +128,16 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
     return read;
   }
 
+  /**
+   * A controlling campaign's tick is as cheap as an observer's when this tick's readback shows
+   * our hold, unexpired, and not yet due for renewal: decided in memory, no document read.
+   */
+  function leaseStillSound(entry: CampaignEntry, observed: { holder: string; epoch: number; expiresAt: string } | null): boolean {
+    if (!observed || !entry.lease) return false;
+    const remaining = Date.parse(observed.expiresAt) - now().getTime();
+    return observed.holder === config.controllerId && observed.epoch === entry.lease.epoch && remaining > renewWithinMs;
+  }
+
   /** The heartbeat's unit of work. An unchanged reading returns after one request. */
   async function tick(campaignId: string): Promise<void> {
     const entry = entries.get(campaignId);
@@ -138,7 +148,7 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
     const stale = () => entries.get(campaignId) !== entry;
     if (read.ok) {
       const unchanged = entry.consecutiveFailures === 0 && materialFingerprint(read.value) === entry.fingerprint;
-      if (unchanged && !entry.controlling) {
+      if (unchanged && (!entry.controlling || leaseStillSound(entry, read.value.control?.lease ?? null))) {
         metrics.ticks.inc({ result: 'unchanged' });
         return;
       }

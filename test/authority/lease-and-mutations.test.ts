@@ -205,6 +205,19 @@ describe('authority: lease and fenced mutations', () => {
     expect(world.sim.stats().mutationsApplied.claim).toBe(before.mutationsApplied.claim);
   });
 
+  it('a controlling campaign whose lease is sound ticks as quietly as an observer', async () => {
+    world = await authorityWorld();
+    await attached(world, 'c1');
+    await world.act({ campaign_id: 'c1', action: 'claim' });
+    const writes = () => world!.supervisor.store!.writes();
+    const before = { writes: writes(), renew: world.sim.stats().mutationsApplied.renew };
+    await world.supervisor.sweep();
+    await world.supervisor.sweep();
+    expect(writes()).toBe(before.writes);
+    expect(world.sim.stats().mutationsApplied.renew).toBe(before.renew);
+    expect((await world.campaign('c1')).state).toBe('controlling');
+  });
+
   it('renews the lease from the heartbeat before it expires', async () => {
     world = await authorityWorld({}, { ARGUS_SUPERVISOR_LEASE_TTL_SECONDS: '120' });
     await attached(world, 'c1');
