@@ -209,6 +209,8 @@ describe('authority: lease and fenced mutations', () => {
     world = await authorityWorld();
     await attached(world, 'c1');
     await world.act({ campaign_id: 'c1', action: 'claim' });
+    // The first read after the claim records the new holder (a material change, once).
+    await world.supervisor.sweep();
     const writes = () => world!.supervisor.store!.writes();
     const before = { writes: writes(), renew: world.sim.stats().mutationsApplied.renew };
     await world.supervisor.sweep();
