@@ -31,6 +31,10 @@ interface RunResult {
   unresolved: number;
   resolved: number;
   killed: boolean;
+  /** The supervisor was already dead when the flow's request returned (it died mid-flow). */
+  diedMidFlow: boolean;
+  /** A fault point was armed for this run (every such run must die at it). */
+  armed: boolean;
   appliedRemote: number;
 }
 
@@ -93,7 +97,7 @@ async function actionOf(sim: SimChild, requestId: string): Promise<string | null
 async function oneRun(sim: SimChild, flow: Flow, point: Point, random: () => number, index: number): Promise<RunResult> {
   const root = await mkdtemp(join(tmpdir(), 'argus-chaos-'));
   const campaignId = `chaos-${index}`;
-  const result: RunResult = { flow, point, duplicates: 0, lost: 0, unresolved: 0, resolved: 0, killed: false, appliedRemote: 0 };
+  const result: RunResult = { flow, point, duplicates: 0, lost: 0, unresolved: 0, resolved: 0, killed: false, diedMidFlow: false, armed: false, appliedRemote: 0 };
   let first: SupervisorChild | null = null;
   let second: SupervisorChild | null = null;
   try {
@@ -101,6 +105,7 @@ async function oneRun(sim: SimChild, flow: Flow, point: Point, random: () => num
     const before = await admin<SimStats>(sim, 'stats');
 
     const armed = flow !== 'claim' && point !== 'random' ? point : undefined;
+    result.armed = armed !== undefined;
     first = await spawnSupervisor({ stateRoot: root, remoteUrl: sim.url, ...(armed ? { faultPoint: armed } : {}) });
     await first.call('campaigns', { action: 'create', campaign_id: campaignId, objective: 'chaos', remote_task_id: ids[0], max_attempts: 5 });
     await first.call('campaign_action', { campaign_id: campaignId, action: 'observe' });
@@ -120,8 +125,13 @@ async function oneRun(sim: SimChild, flow: Flow, point: Point, random: () => num
       if (flow === 'intervene') body.instruction = 'save a checkpoint';
       if (flow === 'cancel') body.reason = 'chaos';
       if (point === 'random') randomKill();
-      await first.call('campaign_action', body);
+      const answered = await first.call('campaign_action', body);
+      // No answer means the connection died with the process, inside the flow.
+      if (answered === null) result.diedMidFlow = true;
+      else if (armed) process.stderr.write(`run ${index}: ${flow} answered before ${armed}: ${JSON.stringify(answered.body).slice(0, 300)}\n`);
     }
+    // Did the process die inside the flow (at its fault point or by the random kill)?
+    result.diedMidFlow ||= first.process.exitCode !== null || first.process.signalCode !== null;
     await first.kill('SIGKILL');
     result.killed = first.process.signalCode === 'SIGKILL';
 
@@ -200,12 +210,16 @@ async function main(): Promise<void> {
   const L = sum('lost');
   const U = sum('unresolved');
   const byPoint = Object.fromEntries(POINTS.map((p) => [p, results.filter((r) => r.point === p).length]));
+  const byFlow = Object.fromEntries(FLOWS.map((f) => [f, results.filter((r) => r.flow === f).length]));
+  const armedAlive = results.filter((r) => r.armed && !r.diedMidFlow).length;
   process.stderr.write(
-    `  seconds ${((Date.now() - started) / 1000).toFixed(1)}, killed ${results.filter((r) => r.killed).length}, ` +
-      `remote mutations applied ${sum('appliedRemote')}, intents resolved by readback ${sum('resolved')}, by point ${JSON.stringify(byPoint)}\n`,
+    `  seconds ${((Date.now() - started) / 1000).toFixed(1)}, died mid-flow ${results.filter((r) => r.diedMidFlow).length}, ` +
+      `armed runs that did not die at their point: ${armedAlive}, remote mutations applied ${sum('appliedRemote')}, ` +
+      `intents resolved by readback ${sum('resolved')}\n  by flow ${JSON.stringify(byFlow)}\n  by point ${JSON.stringify(byPoint)}\n`,
   );
   process.stdout.write(`chaos: ${results.length} runs, ${D} duplicate remote effects, ${L} lost intents, ${U} unresolved\n`);
-  process.exit(D === 0 && L === 0 && results.length === args.runs ? 0 : 1);
+  // An armed point that was never reached means the run proved nothing: that fails too.
+  process.exit(D === 0 && L === 0 && armedAlive === 0 && results.length === args.runs ? 0 : 1);
 }
 
 await main();

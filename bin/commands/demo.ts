@@ -244,7 +244,8 @@ export async function runDemo(opts: DemoOptions, io: DemoIo, acts: readonly Demo
     io.out('');
     io.out(
       `Tally: ${tally.polls} polls, ${tally.routineSuppressed} routine changes suppressed, ${tally.publicEvents} public events, ` +
-        `${tally.storeWrites} store writes, ${tally.modelCalls} model calls (${tally.wakeRequests} wake requests recorded)`,
+        `${tally.storeWrites} store writes, ${tally.wakeRequests} wake requests recorded for Argus/Foreman ` +
+        `(no model runtime is connected in this build, so ${tally.modelCalls} model calls)`,
     );
   } catch (error) {
     exitCode = 1;

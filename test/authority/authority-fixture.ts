@@ -6,6 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../simulator/index.js';
+import type { A2AClient } from '../../adapters/a2a/index.js';
 import { loadConfig } from '../../services/config.js';
 import { createSupervisor, type Supervisor } from '../../services/supervisor.js';
 
@@ -23,9 +24,16 @@ export interface AuthorityWorld {
 export async function authorityWorld(
   simOptions: SimulatorOptions = {},
   env: Record<string, string> = {},
+  opts: { remote?: (url: string) => A2AClient } = {},
 ): Promise<AuthorityWorld> {
   const sim = await startSimulator({ port: 0, ...simOptions });
-  const root = await mkdtemp(join(tmpdir(), 'argus-authority-'));
+  let root: string;
+  try {
+    root = await mkdtemp(join(tmpdir(), 'argus-authority-'));
+  } catch (error) {
+    await sim.close();
+    throw error;
+  }
   const config = () =>
     loadConfig({
       OPENTRAINING_A2A_URL: sim.url,
@@ -33,8 +41,16 @@ export async function authorityWorld(
       ARGUS_SUPERVISOR_HEARTBEAT_SECONDS: '60',
       ...env,
     });
-  let supervisor = await createSupervisor({ config: config() });
-  await supervisor.start({ heartbeat: false, initialSweep: false });
+  const make = () => createSupervisor({ config: config(), ...(opts.remote ? { remote: opts.remote(sim.url) } : {}) });
+  let supervisor: Supervisor;
+  try {
+    supervisor = await make();
+    await supervisor.start({ heartbeat: false, initialSweep: false });
+  } catch (error) {
+    await sim.close();
+    await rm(root, { recursive: true, force: true });
+    throw error;
+  }
   const world: AuthorityWorld = {
     sim,
     root,
@@ -51,7 +67,7 @@ export async function authorityWorld(
     },
     async restart() {
       await supervisor.stop();
-      supervisor = await createSupervisor({ config: config() });
+      supervisor = await make();
       await supervisor.start({ heartbeat: false, initialSweep: false });
       return supervisor;
     },

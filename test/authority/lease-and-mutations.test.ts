@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { createA2AClient } from '../../adapters/a2a/index.js';
 import { attached, authorityWorld, type AuthorityWorld } from './authority-fixture.js';
 
 let world: AuthorityWorld | null = null;
@@ -7,22 +8,11 @@ afterEach(async () => {
   world = null;
 });
 
-const mutationsSent = (w: AuthorityWorld) => {
-  const r = w.sim.stats().requests;
-  return (
-    (r['SendMessage'] ?? 0) +
-    (r['CancelTask'] ?? 0) +
-    (r['opentraining.control/intervene'] ?? 0) +
-    (r['opentraining.control/lease.claim'] ?? 0) +
-    (r['opentraining.control/lease.release'] ?? 0)
-  );
-};
-
 describe('authority: lease and fenced mutations', () => {
   it('rejects a mutation without a lease and sends nothing', async () => {
     world = await authorityWorld();
     await attached(world, 'c1');
-    const before = mutationsSent(world);
+    const before = JSON.stringify(world.sim.stats().requests);
     for (const body of [
       { action: 'submit', epoch: 1, text: 'train again' },
       { action: 'intervene', epoch: 1, instruction: 'lower the lr' },
@@ -33,7 +23,8 @@ describe('authority: lease and fenced mutations', () => {
       expect(r.ok).toBe(false);
       expect(r.error?.code).toBe('lease_required');
     }
-    expect(mutationsSent(world)).toBe(before);
+    // Not a mutation, not a lease read, not a readback: nothing at all was sent.
+    expect(JSON.stringify(world.sim.stats().requests)).toBe(before);
     expect((await world.campaign('c1')).state).toBe('observing');
   });
 
@@ -102,7 +93,9 @@ describe('authority: lease and fenced mutations', () => {
     const c = await world.campaign('c1');
     expect(c.state).toBe('control-lost');
     expect(c.lease.mode).toBe('observer');
-    expect(world.publicKinds('c1').filter((k) => k === 'CRITICAL')).toHaveLength(1);
+    const lost = world.supervisor.status().events.filter((e) => e.campaign_id === 'c1' && e.kind === 'CRITICAL');
+    expect(lost).toHaveLength(1);
+    expect(lost[0]!.data).toMatchObject({ reason: 'lease_lost_readback', epoch });
 
     // It keeps observing, never mutates with the stale epoch, and never raises a second loss.
     await world.supervisor.sweep();
@@ -130,7 +123,12 @@ describe('authority: lease and fenced mutations', () => {
     // Nothing can be sent while in doubt, not even with the right epoch, and a sweep resends nothing.
     expect((await world.act({ campaign_id: 'c1', action: 'intervene', epoch, instruction: 'again' })).error?.code).toBe('intent_unresolved');
     await world.supervisor.sweep();
-    expect(world.sim.stats().mutationsApplied.intervene).toBe(1);
+    await world.restart();
+    await world.supervisor.sweep();
+    // The remote saw exactly one intervene request: nothing was re-sent, not even under the same id.
+    const sent = () => world!.sim.stats().requests['opentraining.control/intervene'] ?? 0;
+    expect(sent()).toBe(1);
+    expect(world.sim.stats().duplicateRequestIdHits).toBe(0);
 
     const resolved = await world.act({ campaign_id: 'c1', action: 'resolve_intent' });
     expect(resolved.ok).toBe(true);
@@ -138,6 +136,7 @@ describe('authority: lease and fenced mutations', () => {
     c = await world.campaign('c1');
     expect(c.state).toBe('observing');
     expect(c.open_intent).toBeNull();
+    expect(sent()).toBe(1);
     expect(world.sim.stats().mutationsApplied.intervene).toBe(1);
     expect(world.sim.stats().mutationsApplied.claim).toBe(1);
   });
@@ -163,6 +162,8 @@ describe('authority: lease and fenced mutations', () => {
     // The campaign follows the attempt the readback names; it was created exactly once.
     expect((await world.campaign('c1')).attempts_submitted).toBe(1);
     expect(world.sim.stats().mutationsApplied.submit).toBe(1);
+    expect(world.sim.stats().requests['SendMessage']).toBe(1);
+    expect(world.sim.stats().duplicateRequestIdHits).toBe(0);
   });
 
   it('after a restart a journal is not authority: the readback decides, and nothing is reclaimed', async () => {
@@ -228,6 +229,54 @@ describe('authority: lease and fenced mutations', () => {
     await world.supervisor.sweep();
     expect(world.sim.stats().mutationsApplied.renew).toBe(renewalsBefore + 1);
     expect((await world.campaign('c1')).state).toBe('controlling');
+  });
+});
+
+describe('authority: answers that settle nothing', () => {
+  it('a mutation that times out is in doubt, never re-sent, and the readback settles it', async () => {
+    world = await authorityWorld({}, {}, { remote: (url) => createA2AClient({ baseUrl: url, timeouts: { headersMs: 300 } }) });
+    await attached(world, 'c1');
+    const epoch = (await world.act({ campaign_id: 'c1', action: 'claim' })).value.lease.epoch;
+    world.sim.injectFaults({ kind: 'slow', methods: ['SendMessage'], delayMs: 3000 });
+    const r = await world.act({ campaign_id: 'c1', action: 'submit', epoch, text: 'attempt 2' });
+    expect(r.error?.code).toBe('mutation_in_doubt');
+    expect((await world.campaign('c1')).state).toBe('ambiguous-intent');
+    await world.supervisor.sweep();
+    await world.restart();
+    await world.supervisor.sweep();
+    expect(world.sim.stats().requests['SendMessage']).toBe(1);
+
+    const resolved = await world.act({ campaign_id: 'c1', action: 'resolve_intent' });
+    expect(resolved.ok).toBe(true);
+    // The delayed request was abandoned before the remote handled it: authoritatively not applied.
+    expect(resolved.value.status).toBe('not_applied');
+    const c = await world.campaign('c1');
+    expect([c.state, c.open_intent, c.attempts_submitted]).toEqual(['observing', null, 0]);
+    expect(world.sim.stats().requests['SendMessage']).toBe(1);
+    expect(world.sim.stats().mutationsApplied.submit).toBe(0);
+  });
+
+  it('resolve_intent settles nothing when the readback fails, and settles not_applied without resending', async () => {
+    world = await authorityWorld();
+    await attached(world, 'c1');
+    const epoch = (await world.act({ campaign_id: 'c1', action: 'claim' })).value.lease.epoch;
+    // A 5xx after the request left may hide an application: in doubt. (The simulator's 5xx fault
+    // answers before handling, so the remote truly did not apply it.)
+    world.sim.injectFaults({ kind: 'http-5xx', methods: ['opentraining.control/intervene'] });
+    expect((await world.act({ campaign_id: 'c1', action: 'intervene', epoch, instruction: 'x' })).error?.code).toBe('mutation_in_doubt');
+
+    world.sim.injectFaults({ kind: 'http-5xx', methods: ['opentraining.control/request.get'] });
+    const unsettled = await world.act({ campaign_id: 'c1', action: 'resolve_intent' });
+    expect(unsettled.error?.code).toBe('intent_unresolved');
+    const still = await world.campaign('c1');
+    expect(still.state).toBe('ambiguous-intent');
+    expect(still.open_intent.action).toBe('intervene');
+
+    const settled = await world.act({ campaign_id: 'c1', action: 'resolve_intent' });
+    expect(settled.value.status).toBe('not_applied');
+    expect((await world.campaign('c1')).state).toBe('observing');
+    expect(world.sim.stats().requests['opentraining.control/intervene']).toBe(1);
+    expect(world.sim.stats().mutationsApplied.intervene).toBe(0);
   });
 });
 

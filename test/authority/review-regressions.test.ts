@@ -17,8 +17,8 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function world(wrap: (real: A2AClient) => A2AClient = (r) => r, opts: { now?: () => Date } = {}) {
-  const sim: RunningSimulator = await startSimulator({ port: 0 });
+async function world(wrap: (real: A2AClient) => A2AClient = (r) => r, opts: { now?: () => Date; pollsPerStage?: number } = {}) {
+  const sim: RunningSimulator = await startSimulator({ port: 0, ...(opts.pollsPerStage ? { pollsPerStage: opts.pollsPerStage } : {}) });
   const root = await mkdtemp(join(tmpdir(), 'argus-review-'));
   const real = createA2AClient({ baseUrl: sim.url });
   const config = loadConfig({ OPENTRAINING_A2A_URL: sim.url, ARGUS_SUPERVISOR_STATE_ROOT: root, ARGUS_SUPERVISOR_HEARTBEAT_SECONDS: '60' });
@@ -105,24 +105,35 @@ describe('authority regressions', () => {
 
   it('a heartbeat read taken before a claim does not judge the new lease', async () => {
     let gate: Promise<void> | null = null;
+    let held!: () => void;
+    const readHeld = new Promise<void>((r) => (held = r));
+    let heldReads = 0;
     const w = await world((real) => ({
       ...real,
       async getTask(id) {
         const read = await real.getTask(id);
-        if (gate) await gate; // answered before the claim, delivered after it
+        const waitFor = gate;
+        if (waitFor) {
+          // Answered before the claim, delivered after it.
+          gate = null;
+          heldReads++;
+          held();
+          await waitFor;
+        }
         return read;
       },
-    }));
+    }), { pollsPerStage: 1 });
+    // One poll per stage: the held read carries a stage change, so it reaches the commit path.
     await w.attach('c1', 'training');
     await w.act({ campaign_id: 'c1', action: 'observe' });
     let release!: () => void;
     gate = new Promise((r) => (release = r));
     const sweeping = w.supervisor.sweep();
-    await new Promise((r) => setTimeout(r, 50));
-    gate = null;
+    await readHeld;
     expect((await w.act({ campaign_id: 'c1', action: 'claim' })).ok).toBe(true);
     release();
     await sweeping;
+    expect(heldReads).toBe(1);
     expect((await w.get('c1')).campaign.state).toBe('controlling');
     expect(await w.criticals('c1')).toBe(0);
   });

@@ -47,10 +47,12 @@ describe('demo', () => {
     expect(narrated.length).toBe(result.tally.publicEvents);
     expect(result.tally.routineSuppressed).toBeGreaterThan(0);
     expect(result.tally.polls).toBeGreaterThan(narrated.length);
-    expect(result.tally.modelCalls).toBe(0);
+    // Decision-worthy events (completion, the question, the answer) were recorded as wake requests;
+    // no model runtime is wired into the demo, which the tally says in words.
+    expect(result.tally.wakeRequests).toBeGreaterThan(0);
     const tally = io.lines.find((l) => l.startsWith('Tally:'));
     expect(tally).toContain(`${result.tally.polls} polls`);
-    expect(tally).toContain('0 model calls');
+    expect(tally).toContain('no model runtime is connected in this build');
 
     // The authority act: explicit claim, a stale epoch refused locally, a fenced submit, release.
     const text = io.lines.join('\n');
