@@ -44,6 +44,10 @@ export function parseBaseUrl(raw: string, token?: string): Result<BaseUrl> {
   if (url.search) {
     return rejected('the A2A base URL must not carry a query string');
   }
+  // Agent Zero's proxy accepts `/t-<token>/` path segments; a credential never travels in a path.
+  if (url.pathname.split('/').some((segment) => /^t-./.test(segment))) {
+    return rejected('the A2A base URL carries a path token (/t-…/); credentials travel only in headers');
+  }
   return ok({ origin: url.origin, path: url.pathname.replace(/\/+$/, '') });
 }
 

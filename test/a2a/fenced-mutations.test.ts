@@ -40,7 +40,7 @@ describe('defense in depth: nothing is sent to a remote that cannot fence mutati
   it('refuses submit, cancel, intervene and every lease mutation locally', async () => {
     const c = client('v1-plain');
     const d = await c.discover();
-    expect(d.ok && d.value.mutationsEnabled).toBe(false);
+    expect(d).toMatchObject({ ok: true, value: { mutationsEnabled: false } });
     const before = fault.posts('/v1-plain/').length;
     expectRefused(await c.submit({ text: 'train', contextId: 'ctx-1', authority }));
     expectRefused(await c.cancel('task-1', { authority }));

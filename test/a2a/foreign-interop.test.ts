@@ -130,6 +130,64 @@ describe('@a2a-js/sdk 0.2.5 server behind an Agent-Zero-style auth gate', () => 
   });
 });
 
+describe('the 0.2.5 fixture really accepts /t-<token>/ path auth, which our client refuses to use', () => {
+  // Secrets are compared with includes() so a failure never prints the token.
+  const leaks = (text: string) => text.includes(TOKEN) || text.includes('SECRET-');
+  const WRONG = 'tok-SECRET-wrong-0000';
+  const rpc = (url: string, method: string, params: unknown) =>
+    fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 7, method, params }) });
+
+  it('(a) serves the card and tasks/get through /a2a/t-<token>/ and answers 401 to a wrong path token', async () => {
+    const id = await v025.createTask('via-path');
+    const card = await fetch(`${v025.base}/t-${TOKEN}/.well-known/agent.json`);
+    expect(card.status).toBe(200);
+    expect(await card.json()).toMatchObject({ name: 'FastA2A-like 0.2.5 agent' });
+
+    const got = await rpc(`${v025.base}/t-${TOKEN}/`, 'tasks/get', { id });
+    expect(got.status).toBe(200);
+    expect(await got.json()).toMatchObject({ jsonrpc: '2.0', id: 7, result: { id, kind: 'task' } });
+
+    // The gate is real: a wrong path token, and no credential at all, are both refused.
+    const wrongCard = await fetch(`${v025.base}/t-${WRONG}/.well-known/agent.json`);
+    expect(wrongCard.status).toBe(401);
+    const wrongRpc = await rpc(`${v025.base}/t-${WRONG}/`, 'tasks/get', { id });
+    expect(wrongRpc.status).toBe(401);
+    expect((await rpc(`${v025.base}/`, 'tasks/get', { id })).status).toBe(401);
+    expect(leaks(await wrongRpc.text())).toBe(false);
+  });
+
+  it('(b) the probe reaches the same server with header auth and reports it read-only', async () => {
+    const out = await runProbe({ url: v025.base, token: TOKEN });
+    expect(out.exitCode).toBe(0);
+    expect(out.stderr).toBe('');
+    expect(leaks(out.stdout)).toBe(false);
+    expect(JSON.parse(out.stdout)).toMatchObject({ protocolVersion: '0.2.5', controlExtension: false, mutationsEnabled: false });
+  });
+
+  it('(c) the probe refuses the path-token URL with remote_url_rejected and never prints the token', async () => {
+    for (const url of [`${v025.base}/t-${TOKEN}`, `${v025.base}/t-${TOKEN}/`]) {
+      const out = await runProbe({ url, token: TOKEN });
+      expect(out.exitCode).toBe(1);
+      expect(out.stdout).toBe('');
+      expect(out.stderr.startsWith('probe failed: remote_url_rejected: ')).toBe(true);
+      expect(out.stderr.split('\n')).toHaveLength(2); // one line, newline-terminated
+      expect(leaks(out.stderr)).toBe(false);
+    }
+  });
+
+  it('(c) the probe refuses a /t-<token>/ URL even when no token is configured separately', async () => {
+    const before = await fetch(`${v025.base}/t-${TOKEN}/.well-known/agent.json`).then((r) => r.status);
+    expect(before).toBe(200);
+    for (const url of [`${v025.base}/t-${TOKEN}`, `${v025.base}/t-${TOKEN}/`]) {
+      const out = await runProbe({ url });
+      expect(out.exitCode).toBe(1);
+      expect(out.stdout).toBe('');
+      expect(out.stderr.startsWith('probe failed: remote_url_rejected: ')).toBe(true);
+      expect(leaks(out.stderr)).toBe(false);
+    }
+  });
+});
+
 describe('@a2a-js/sdk 0.3.14 server', () => {
   it('probes as 0.3 and reads a task with its artifact and status message', async () => {
     const report = await probeJson(v03.base);
@@ -141,7 +199,7 @@ describe('@a2a-js/sdk 0.3.14 server', () => {
 
   it('never declares the control extension, so no control URI is activated', async () => {
     const r = await client(v03.base).discover();
-    expect(r.ok && r.value.controlExtension).toBe(false);
+    expect(r).toMatchObject({ ok: true, value: { controlExtension: false } });
     expect(CONTROL_EXTENSION_URI).toMatch(/^urn:/);
   });
 });

@@ -56,8 +56,9 @@ function startChild(mode: string, root: string, id: string, count?: number): Chi
     }
   });
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  // 'close', not 'exit': stdout and stderr are flushed and every line has been seen.
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve) =>
-    child.on('exit', (code, signal) => resolve({ code, signal, stderr })),
+    child.on('close', (code, signal) => resolve({ code, signal, stderr })),
   );
   return {
     process: child,

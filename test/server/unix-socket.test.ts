@@ -13,29 +13,30 @@ import { loadConfig } from '../../services/config.js';
 import { createSupervisor, type Supervisor } from '../../services/supervisor.js';
 
 const KEY = 'unix-key-SECRET-31f0';
-let cleanup: (() => Promise<void>) | null = null;
+/** Teardown steps, registered as each resource comes to exist; run newest first, all of them. */
+const cleanups: (() => Promise<unknown>)[] = [];
+const onCleanup = (step: () => Promise<unknown>) => void cleanups.push(step);
 afterEach(async () => {
-  await cleanup?.();
-  cleanup = null;
+  const failures: unknown[] = [];
+  while (cleanups.length) await cleanups.pop()!().catch((e: unknown) => failures.push(e));
+  if (failures.length) throw new AggregateError(failures, 'unix-socket test cleanup failed');
 });
 
 describe('Unix socket listener', () => {
   it('serves /health publicly and the API behind the key, on the socket only', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'argus-sock-'));
+    onCleanup(() => rm(dir, { recursive: true, force: true }));
     const socketPath = join(dir, 'argus.sock');
     const config = loadConfig({ ARGUS_SUPERVISOR_STATE_ROOT: join(dir, 'state'), ARGUS_SUPERVISOR_API_KEY: KEY, ARGUS_SUPERVISOR_SOCKET: socketPath });
     expect(config.listen).toEqual({ kind: 'unix', path: socketPath });
     const supervisor: Supervisor = await createSupervisor({ config });
+    onCleanup(() => supervisor.stop());
     await supervisor.start({ heartbeat: false, initialSweep: false });
     const app = createHttpServer({ supervisor, apiKey: KEY, logger: silentLogger() });
+    onCleanup(() => app.close());
     await listen(app, config.listen);
     const dispatcher = new Agent({ connect: { socketPath } });
-    cleanup = async () => {
-      await dispatcher.close();
-      await app.close();
-      await supervisor.stop();
-      await rm(dir, { recursive: true, force: true });
-    };
+    onCleanup(() => dispatcher.close());
     // The one listener is the socket itself: no TCP port was opened.
     expect(app.server.address()).toBe(socketPath);
 

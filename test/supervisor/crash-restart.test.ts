@@ -1,8 +1,9 @@
 /**
  * SIGKILL and restart of the real CLI (`node dist/bin/argus-supervisor.js serve`, so run
  * `npm run build` first): every campaign reloads, the restart creates no remote task and claims
- * nothing, the outbox continues its seqs without repeating an id or a dedupe key, and a kill in
- * the middle of many concurrent document writes leaves no torn document.
+ * nothing (a lease held before the kill is kept, decided by readback), the outbox continues its
+ * seqs without repeating an id or a dedupe key, and a kill in the middle of many concurrent
+ * document writes leaves no torn document.
  */
 import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
@@ -78,7 +79,7 @@ async function expectIntact(stateRoot: string, ids: string[]): Promise<number> {
 }
 
 describe('serve, SIGKILLed and restarted on the same state root', () => {
-  it('reloads every campaign, touches nothing remote, and continues the outbox', async () => {
+  it('reloads every campaign, reclaims nothing, touches nothing remote, and continues the outbox', async () => {
     const sim = scope.defer(await startSimulator({ port: 0, pollsPerStage: 2, token: TOKEN }), (s) => s.close());
     const stateRoot = await tempStateRoot(scope);
     const env = envFor({ stateRoot, url: sim.url, token: TOKEN, apiKey: KEY });
@@ -93,6 +94,16 @@ describe('serve, SIGKILLed and restarted on the same state root', () => {
     }
     // P=2: three reads reach `train`, one STAGE_TRANSITION each.
     for (const id of ids) for (let i = 0; i < 3; i++) expect((await first.api('campaign_action', { campaign_id: id, action: 'observe' })).status).toBe(200);
+
+    // c0 holds the controller lease when the process dies, so "reclaims nothing" can fail.
+    const claimed = await first.api('campaign_action', { campaign_id: 'c0', action: 'claim' });
+    expect(claimed.status).toBe(200);
+    expect(claimed.json).toMatchObject({ ok: true, campaign: { state: 'controlling', lease: { mode: 'controller' } } });
+    const lease = claimed.json.lease as { epoch: number; expires_at: string };
+    const claimRequests = sim.stats().requests['opentraining.control/lease.claim'];
+    expect(claimRequests).toBe(1);
+    expect(sim.stats().mutationsApplied.claim).toBe(1);
+
     const before = new Map<string, CampaignDocument>();
     for (const id of ids) before.set(id, await readDocument(stateRoot, id));
     for (const doc of before.values()) expect(doc.outbox.events.map((e) => e.kind)).toEqual(['STAGE_TRANSITION']);
@@ -101,14 +112,29 @@ describe('serve, SIGKILLed and restarted on the same state root', () => {
 
     const second = await spawnServe(scope, env, KEY);
     await initialSweepDone(second);
+    // The restart sent no claim and applied none: the lease it holds is the one from before.
+    expect(sim.stats().requests['opentraining.control/lease.claim']).toBe(claimRequests);
+    expect(sim.stats().mutationsApplied.claim).toBe(1);
+
+    const events = (await second.api('status')).json.events as { id: string }[];
+    expect(events.map((e) => e.id).sort()).toEqual(ids.map((id) => `${id}:1`));
+
+    // A fresh readback of c0 (the simulator's lease is unexpired) keeps it controlling, same epoch.
+    const reread = await second.api('campaign_action', { campaign_id: 'c0', action: 'observe' });
+    expect(reread.json).toMatchObject({
+      ok: true,
+      campaign: { state: 'controlling', lease: { mode: 'controller', epoch: lease.epoch, expires_at: lease.expires_at } },
+    });
     const status = await second.api('status');
     const campaigns = status.json.campaigns as { campaign_id: string; corrupt: boolean; state: string; lease: { mode: string } }[];
     expect(campaigns.map((c) => c.campaign_id).sort()).toEqual(ids);
-    for (const c of campaigns) expect(c).toMatchObject({ corrupt: false, state: 'observing', lease: { mode: 'observer' } });
-    expect((status.json.events as { id: string }[]).map((e) => e.id).sort()).toEqual(ids.map((id) => `${id}:1`));
+    for (const c of campaigns) {
+      if (c.campaign_id === 'c0') expect(c).toMatchObject({ corrupt: false, state: 'controlling', lease: { mode: 'controller', epoch: lease.epoch } });
+      else expect(c).toMatchObject({ corrupt: false, state: 'observing', lease: { mode: 'observer' } });
+    }
 
-    // Carry every campaign to completion on the restarted process.
-    for (const id of ids) for (let i = 0; i < 4; i++) expect((await second.api('campaign_action', { campaign_id: id, action: 'observe' })).status).toBe(200);
+    // Carry every campaign to completion on the restarted process (c0 already read once more).
+    for (const id of ids) for (let i = 0; i < (id === 'c0' ? 3 : 4); i++) expect((await second.api('campaign_action', { campaign_id: id, action: 'observe' })).status).toBe(200);
     for (const id of ids) {
       const doc = await readDocument(stateRoot, id);
       expect(doc.outbox.events.map((e) => e.kind)).toEqual(['STAGE_TRANSITION', 'STAGE_TRANSITION', 'ATTEMPT_COMPLETED']);
@@ -119,10 +145,11 @@ describe('serve, SIGKILLed and restarted on the same state root', () => {
       expect(doc.wake.totals.argus).toBe(1);
     }
 
-    // Nothing remote was created, claimed or mutated by either process or the restart.
+    // Nothing remote was created, claimed again or mutated by either process or the restart.
     const stats = sim.stats();
     expect(stats.tasksCreated).toBe(tasksCreated);
-    expect(stats.mutationsApplied).toEqual({ submit: 0, cancel: 0, intervene: 0, claim: 0, renew: 0, release: 0 });
+    expect(stats.requests['opentraining.control/lease.claim']).toBe(claimRequests);
+    expect(stats.mutationsApplied).toEqual({ submit: 0, cancel: 0, intervene: 0, claim: 1, renew: 0, release: 0 });
     expect(stats.requests.SendMessage ?? 0).toBe(0);
     expect(stats.unauthorized).toBe(0);
     for (const line of [...first.stderr, ...second.stderr, ...first.stdout, ...second.stdout]) {
@@ -136,15 +163,15 @@ describe('serve, SIGKILLed and restarted on the same state root', () => {
     const { sim, stateRoot, env, ids } = await seeded(N);
 
     // The start-up sweep re-reads every campaign and writes each first observation; kill the
-    // process as soon as a write holds a campaign lock, i.e. in the middle of that sweep.
+    // process as soon as a write holds a campaign lock, i.e. while that sweep is writing. How
+    // far the sweep got is a race, so nothing below depends on it.
     const proc = startServe(scope, env, KEY);
     const locks = path.join(stateRoot, 'locks');
-    await until(async () => (await readdir(locks)).length > 0, 'a write in progress', 5000, 1);
+    await until(async () => existsSync(locks) && (await readdir(locks)).length > 0, 'a write in progress', 5000, 1);
     process.kill(proc.pid, 'SIGKILL');
     expect(await proc.exited).toEqual({ code: null, signal: 'SIGKILL' });
 
-    const observed = await expectIntact(stateRoot, ids);
-    expect(observed).toBeLessThan(N); // the sweep really was cut short
+    await expectIntact(stateRoot, ids);
 
     const next = await spawnServe(scope, env, KEY);
     expect((await next.api('health')).json.campaigns).toEqual({ total: N, corrupt: 0 });
@@ -152,27 +179,37 @@ describe('serve, SIGKILLed and restarted on the same state root', () => {
     expect(sim.stats().mutationsApplied.claim).toBe(0);
   });
 
-  it('a kill in the middle of many concurrent observe writes leaves no torn document', async () => {
+  it('a kill at a fixed point of a mutation, amid many concurrent observe writes, leaves no torn document', async () => {
     const N = 80;
-    const { stateRoot, env, ids } = await seeded(N);
+    const { sim, stateRoot, ids } = await seeded(N);
+    // The process SIGKILLs itself right after journaling a mutation's intent: a deterministic
+    // kill point, reached while the observe writes of the other campaigns are in flight.
+    const env = envFor({ stateRoot, url: sim.url, apiKey: KEY, extra: { ARGUS_SUPERVISOR_FAULT_POINT: 'after_intent_write' } });
     const first = await spawnServe(scope, env, KEY);
     await initialSweepDone(first);
+    const [target, ...others] = ids as [string, ...string[]];
+    const claimed = await first.api('campaign_action', { campaign_id: target, action: 'claim' });
+    expect(claimed.json).toMatchObject({ ok: true, campaign: { state: 'controlling' } });
+    const epoch = (claimed.json.lease as { epoch: number }).epoch;
 
-    // Every observe moves a stage (P=1), so every answer is a write; kill after a few answers.
-    let answered = 0;
-    const inFlight = ids.map((id) =>
-      first.api('campaign_action', { campaign_id: id, action: 'observe' }).then(
-        () => void answered++,
-        () => undefined,
-      ),
-    );
-    await until(() => answered >= 5, 'the first observe answers', 2000, 1);
-    await killHard(first);
+    // Every observe moves a stage (P=1), so every answer is a write. The target campaign is
+    // left out so no observe write can race its mutation's journal entry.
+    const inFlight = others.map((id) => first.api('campaign_action', { campaign_id: id, action: 'observe' }).then(() => undefined, () => undefined));
+    const mutation = first.api('campaign_action', { campaign_id: target, action: 'intervene', epoch, instruction: 'halve the learning rate' });
+    await expect(mutation).rejects.toThrow(); // the process died before answering
+    expect(await first.exited).toEqual({ code: null, signal: 'SIGKILL' });
     await Promise.all(inFlight);
-    expect(answered).toBeLessThan(N);
 
     await expectIntact(stateRoot, ids);
+    // The kill landed exactly between the intent write and the send: journaled, never sent.
+    const doc = await readDocument(stateRoot, target);
+    expect(doc.intents.map((i) => ({ action: i.action, epoch: i.epoch, outcome: i.outcome }))).toEqual([{ action: 'intervene', epoch, outcome: null }]);
+    expect(sim.stats().requests['opentraining.control/intervene'] ?? 0).toBe(0);
+    expect(sim.stats().mutationsApplied).toMatchObject({ claim: 1, intervene: 0 });
+
     const next = await spawnServe(scope, env, KEY);
     expect((await next.api('health')).json.campaigns).toEqual({ total: N, corrupt: 0 });
+    const summary = ((await next.api('status')).json.campaigns as { campaign_id: string; open_intent: unknown }[]).find((c) => c.campaign_id === target);
+    expect(summary?.open_intent).toMatchObject({ action: 'intervene' });
   });
 });

@@ -74,7 +74,8 @@ describe('consecutive read failures', () => {
   });
 
   it('the heartbeat counts failed ticks and backs off instead of hammering a closed remote', async () => {
-    const sim = await startSimulator({ port: 0 });
+    // Closed by the test itself below (close is idempotent); the scope covers an early failure.
+    const sim = scope.defer(await startSimulator({ port: 0 }), (s) => s.close());
     const stateRoot = await tempStateRoot(scope);
     const { supervisor } = await startTestSupervisor(scope, { stateRoot, url: sim.url });
     const [taskId] = sim.createTasks(1, 'training');

@@ -87,7 +87,7 @@ describe('a terminal attempt', () => {
 describe('a remote blocker', () => {
   it('raises NEEDS_YOU with the bounded, sanitized question; answer clears it', async () => {
     const { supervisor, sim, taskId, wakes } = await scenario('blocker');
-    // P=2: poll 6 reaches input-required; it then waits for an answer.
+    // P=2: poll 2P+1 = 5 reaches input-required (queued 1 + prepare 2 + train 2); it then waits for an answer.
     await observe(supervisor, 'c1', 9);
     expect(sim.task(taskId)!.state).toBe('input-required');
     expect(kindsOf(supervisor, 'c1')).toEqual(['STAGE_TRANSITION', 'NEEDS_YOU']);
