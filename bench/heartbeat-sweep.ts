@@ -240,7 +240,7 @@ export async function runBench(args: BenchArgs): Promise<BenchResult> {
     log(`created ${n} steady tasks in ${Math.round(tasksMs)} ms`);
 
     root = await mkdtemp(join(tmpdir(), 'argus-bench-'));
-    const config = loadConfig({ OPENTRAINING_A2A_URL: sim.url, ARGUS_SUPERVISOR_STATE_ROOT: root });
+    const config = loadConfig({ ARGUS_SUPERVISOR_ENABLED: '1', OPENTRAINING_A2A_URL: sim.url, ARGUS_SUPERVISOR_STATE_ROOT: root });
     let wakes = 0;
     const countWake: WakeHandler = async () => {
       wakes++;

@@ -20,6 +20,7 @@ export const CHAOS_API_KEY = 'chaos-api-key-not-a-secret';
 export async function spawnSupervisor(opts: { stateRoot: string; remoteUrl: string; faultPoint?: string }): Promise<SupervisorChild> {
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
+    ARGUS_SUPERVISOR_ENABLED: '1',
     ARGUS_SUPERVISOR_STATE_ROOT: opts.stateRoot,
     OPENTRAINING_A2A_URL: opts.remoteUrl,
     ARGUS_SUPERVISOR_API_KEY: CHAOS_API_KEY,

@@ -43,6 +43,8 @@ export interface AuthorityDeps {
   description: () => Promise<RemoteDescription | null>;
   /** Another campaign of this supervisor that controls `contextId`, if any. */
   controllerOfContext(contextId: string, exceptCampaignId: string): string | null;
+  /** Why there is no remote client (not configured, or the supervisor is not enabled). */
+  noRemote(): ApiError;
   /** Records an intent whose outcome could not be written as in doubt (never re-sent). */
   markInDoubt(campaignId: string): Promise<void>;
   loadDoc(campaignId: string): Promise<ApiResult<CampaignDocument>>;
@@ -73,7 +75,7 @@ export function createAuthority(deps: AuthorityDeps) {
     capability: Capability,
   ): Promise<{ ok: true; remote: A2AClient; description: RemoteDescription } | { ok: false; error: ApiError }> {
     const description = await deps.description();
-    if (!deps.remote) return { ok: false, error: apiError('remote_not_configured', 'No OpenTraining A2A URL is configured.') };
+    if (!deps.remote) return { ok: false, error: deps.noRemote() };
     if (!description) return { ok: false, error: apiError('remote_unavailable', 'The remote has not been discovered yet; nothing was sent.') };
     if (!description.mutationsEnabled || !description.capabilities[capability]) {
       return {

@@ -72,10 +72,12 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
   // Serializes a tick and an operator action on one campaign inside this process.
   const queue = new KeyedMutex();
   const cadenceMs = config.heartbeatSeconds * 1000;
+  // Until ARGUS_SUPERVISOR_ENABLED=1 the supervisor contacts no remote at all: campaigns load and
+  // the API answers, but nothing is read, claimed or sent (the original plugin's opt-in).
   const remote: A2AClient | null =
     opts.remote !== undefined
       ? opts.remote
-      : config.a2aUrl
+      : config.a2aUrl && config.enabled
         ? createA2AClient({
             baseUrl: config.a2aUrl,
             ...(config.a2aToken ? { token: config.a2aToken } : {}),
@@ -98,6 +100,7 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
       for (const e of entries.values()) if (e.id !== except && e.controlling && e.contextId === contextId) return e.id;
       return null;
     },
+    noRemote,
     markInDoubt: async (id) => {
       await commit(id, markIntentInDoubt, null);
     },
@@ -107,6 +110,12 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
   });
   // Renew while at least two heartbeats remain before expiry (or half the TTL, if longer).
   const renewWithinMs = Math.max((config.leaseTtlSeconds * 1000) / 2, 2.2 * cadenceMs);
+
+  function noRemote(): ApiError {
+    return config.a2aUrl && !config.enabled
+      ? apiError('supervisor_disabled', 'ARGUS_SUPERVISOR_ENABLED is not 1, so the supervisor contacts no remote.')
+      : apiError('remote_not_configured', 'No OpenTraining A2A URL is configured.');
+  }
 
   const requireStore = (): CampaignStore => {
     if (!store) throw new Error('supervisor not started');
@@ -449,7 +458,7 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
 
   async function observeNow(campaignId: string): Promise<ApiResult<unknown>> {
     const entry = entries.get(campaignId)!;
-    if (!remote) return fail(apiError('remote_not_configured', 'No OpenTraining A2A URL is configured.'));
+    if (!remote) return fail(noRemote());
     if (!entry.taskId) return fail(apiError('action_not_allowed', 'The campaign has no remote task to observe yet.'));
     if (entry.paused) return fail(apiError('action_not_allowed', 'The campaign is paused; resume it to observe.'));
     const before = outboxSeq(campaignId);

@@ -222,7 +222,7 @@ export async function runDemo(opts: DemoOptions, io: DemoIo, acts: readonly Demo
     sim = await startSimulator({ protocol: '1.0' });
     io.out(`Simulator (in-process): ${sim.url}`);
     // An isolated configuration: the demo never reads the caller's remote or token.
-    const config = loadConfig({ OPENTRAINING_A2A_URL: sim.url, ARGUS_SUPERVISOR_STATE_ROOT: stateRoot });
+    const config = loadConfig({ ARGUS_SUPERVISOR_ENABLED: '1', OPENTRAINING_A2A_URL: sim.url, ARGUS_SUPERVISOR_STATE_ROOT: stateRoot });
     supervisor = await createSupervisor({ config });
     await supervisor.start({ heartbeat: false, initialSweep: false });
     const stage: DemoStage = {

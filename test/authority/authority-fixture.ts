@@ -36,6 +36,7 @@ export async function authorityWorld(
   }
   const config = () =>
     loadConfig({
+      ARGUS_SUPERVISOR_ENABLED: '1',
       OPENTRAINING_A2A_URL: sim.url,
       ARGUS_SUPERVISOR_STATE_ROOT: root,
       ARGUS_SUPERVISOR_HEARTBEAT_SECONDS: '60',

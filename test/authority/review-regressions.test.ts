@@ -21,7 +21,7 @@ async function world(wrap: (real: A2AClient) => A2AClient = (r) => r, opts: { no
   const sim: RunningSimulator = await startSimulator({ port: 0, ...(opts.pollsPerStage ? { pollsPerStage: opts.pollsPerStage } : {}) });
   const root = await mkdtemp(join(tmpdir(), 'argus-review-'));
   const real = createA2AClient({ baseUrl: sim.url });
-  const config = loadConfig({ OPENTRAINING_A2A_URL: sim.url, ARGUS_SUPERVISOR_STATE_ROOT: root, ARGUS_SUPERVISOR_HEARTBEAT_SECONDS: '60' });
+  const config = loadConfig({ ARGUS_SUPERVISOR_ENABLED: '1', OPENTRAINING_A2A_URL: sim.url, ARGUS_SUPERVISOR_STATE_ROOT: root, ARGUS_SUPERVISOR_HEARTBEAT_SECONDS: '60' });
   const supervisor: Supervisor = await createSupervisor({ config, remote: wrap(real), ...(opts.now ? { now: opts.now } : {}) });
   await supervisor.start({ heartbeat: false, initialSweep: false });
   cleanups.push(async () => {
