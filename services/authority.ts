@@ -30,6 +30,8 @@ import { apiError, type ApiError, type ApiErrorCode } from './api-errors.js';
 import { describeStates, peekSnapshot, runCampaignEffect, type StepResult } from './campaign-actor.js';
 import { summarize } from './campaign-summary.js';
 import { crashPoint, isArmed } from './fault-points.js';
+import { refusalResult } from './refusals.js';
+import { relayOutcome, remoteRefusalCode, send } from './mutation-wire.js';
 import { draftsFromEmitted, publish, stepAndPublish, wakesFromEmitted, applyMachineContext, type DocumentChange } from './observation.js';
 import type { ApiResult } from './supervisor-api.js';
 
@@ -444,73 +446,3 @@ export function createAuthority(deps: AuthorityDeps) {
 
   return { claim, mutate, resolveIntent, superviseLease, expireIfLapsed };
 }
-
-/** Maps the adapter's answer onto the machine's three relay outcomes. */
-function relayOutcome(result: SendResult, requestId: string): RelayMutationOutput {
-  if (result.ok) return { outcome: 'applied', requestId };
-  const { code, outcome } = result.error;
-  if (outcome === 'ambiguous') return { outcome: 'ambiguous', requestId, code };
-  return { outcome: 'rejected', requestId, code, leaseLost: code.startsWith('lease_') };
-}
-
-type SendResult = { ok: true; taskId: string | null } | { ok: false; error: RemoteError };
-
-/** The one place a fenced mutation goes on the wire; authority rides in metadata only. */
-async function send(
-  remote: A2AClient,
-  mutation: Mutation,
-  authority: { controllerId: string; epoch: number; requestId: string },
-  target: { contextId: string; taskId: string },
-): Promise<SendResult> {
-  switch (mutation.kind) {
-    case 'submit': {
-      const r = await remote.submit({ text: mutation.text, contextId: target.contextId, authority });
-      return r.ok ? { ok: true, taskId: r.value.id } : r;
-    }
-    case 'intervene': {
-      const r = await remote.control.intervene({ taskId: target.taskId, instruction: mutation.instruction, authority });
-      return r.ok ? { ok: true, taskId: null } : r;
-    }
-    case 'cancel': {
-      const r = await remote.cancel(target.taskId, { authority });
-      return r.ok ? { ok: true, taskId: null } : r;
-    }
-    case 'release': {
-      const r = await remote.control.leaseRelease({ contextId: target.contextId, ...authority });
-      return r.ok ? { ok: true, taskId: null } : r;
-    }
-  }
-}
-
-function remoteRefusalCode(code: string | undefined): ApiErrorCode {
-  if (code === 'lease_stale_epoch') return 'lease_stale_epoch';
-  if (code === 'lease_not_held' || code === 'lease_held') return 'lease_not_held';
-  return 'remote_rejected';
-}
-
-/** The one table of machine refusal codes → operator error (code + one sentence). */
-export function refusalResult(code: string): ApiResult<never> {
-  const table: Record<string, [ApiErrorCode, string]> = {
-    lease_required: ['lease_required', 'The campaign does not hold the controller lease; claim it first.'],
-    already_controlling: ['action_not_allowed', 'The campaign already holds the controller lease.'],
-    lease_stale_epoch: ['lease_stale_epoch', 'The epoch does not match the lease this campaign holds; nothing was sent.'],
-    lease_not_held: ['lease_not_held', 'The remote readback does not show this controller holding the lease; nothing was sent.'],
-    readback_stale: ['readback_stale', 'The lease readback is not fresh; nothing was sent.'],
-    unsupported_capability: ['unsupported_capability', 'The remote does not enforce lease epochs; nothing was sent.'],
-    attempt_limit_reached: ['attempt_limit_reached', 'The campaign has used all of its max_attempts; nothing was sent.'],
-    intent_unresolved: ['intent_unresolved', 'A mutation is in doubt; resolve_intent must settle it first. Nothing was sent.'],
-    intent_not_found: ['intent_not_found', 'The campaign has no mutation in doubt.'],
-    approval_required: ['action_not_allowed', 'The mutation lacks an explicit operator action or a fresh Reviewer verdict.'],
-    review_stale: ['action_not_allowed', 'The Reviewer verdict is for an older event.'],
-    ttl_out_of_bounds: ['invalid_request', 'ttl_seconds must be from 60 to 3600.'],
-    effect_in_flight: ['action_not_allowed', 'Another remote operation is in flight for this campaign.'],
-    campaign_paused: ['action_not_allowed', 'The campaign is paused; resume it first.'],
-    campaign_closed: ['campaign_closed', 'The campaign is closed.'],
-    not_paused: ['action_not_allowed', 'The campaign is not paused.'],
-    no_pending_question: ['action_not_allowed', 'The campaign has no pending question to answer.'],
-    question_stale: ['action_not_allowed', 'That question is no longer pending.'],
-  };
-  const [apiCode, sentence] = table[code] ?? ['action_not_allowed', `The campaign cannot do that now (${code}).`];
-  return fail(apiCode, sentence);
-}
-

@@ -8,6 +8,7 @@ import type { TaskSnapshot } from '../adapters/a2a/snapshot.js';
 import type { CampaignEmitted, CampaignEvent } from '../machines/campaign.types.js';
 import type { PublicEventDraft, WakeRequest } from '../machines/vocabulary.js';
 import type { CampaignDocument, PublicEvent, WakeRequest as RecordedWake } from '../persistence/campaign-document.js';
+import { openIntent, recordIntentOutcome } from '../persistence/intent-journal.js';
 import { appendPublicEvents } from '../persistence/outbox.js';
 import { recordWakeRequests } from '../persistence/wake-requests.js';
 import { describeStates, peekSnapshot, stepCampaign } from './campaign-actor.js';
@@ -54,6 +55,26 @@ export function applyObservation(doc: CampaignDocument, snapshot: TaskSnapshot, 
     readFailures: { consecutiveFailures: 0, nextReadAt: null, criticalRaised: false },
   };
   return stepAndPublish(next, [event], reduced.publicEvents, ctx.now);
+}
+
+/**
+ * An intent with no recorded outcome (a crash, or an outcome that could not be written) may
+ * have reached the remote: record it as ambiguous and move the machine to ambiguous-intent.
+ * Never re-run, never resend. Returns null when it is already recorded that way.
+ */
+export function applyIntentInDoubt(doc: CampaignDocument, now: Date): DocumentChange | null {
+  const intent = openIntent(doc);
+  if (!intent) return null;
+  if (intent.outcome !== null && describeStates(peekSnapshot(doc)).authority === 'ambiguous-intent') return null;
+  let next = doc;
+  if (intent.outcome === null) {
+    const settled = recordIntentOutcome(doc, intent.requestId, { status: 'ambiguous', code: 'restart_in_doubt', at: now });
+    if (!settled.ok) return null;
+    next = settled.doc;
+  }
+  // Only the four fenced mutations are journaled (claims and renewals are read back instead).
+  const kind = intent.action as 'submit' | 'intervene' | 'cancel' | 'release';
+  return stepAndPublish({ ...next, controllerMode: 'observer', lease: null }, [{ type: 'INTENT_IN_DOUBT', requestId: intent.requestId, kind }], [], now);
 }
 
 /** A failed read: count it, back off, and raise the one CRITICAL at the third in a row. */

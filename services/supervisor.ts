@@ -9,7 +9,6 @@
  *   await supervisor.campaigns({ action: 'create', campaign_id: 'c1', objective: '...', remote_task_id: 't1' });
  * @module
  */
-import { existsSync } from 'node:fs';
 import { createA2AClient, type A2AClient } from '../adapters/a2a/index.js';
 import type { RemoteDescription } from '../adapters/a2a/discovery.js';
 import { silentLogger, type Logger } from '../adapters/logger.js';
@@ -18,21 +17,22 @@ import { explainRefusal } from '../machines/campaign.refusals.js';
 import type { WakeTarget } from '../machines/vocabulary.js';
 import { newCampaignDocument, type CampaignDocument, type WakeRequest as RecordedWake } from '../persistence/campaign-document.js';
 import { openCampaignStore, type CampaignStore } from '../persistence/campaign-store.js';
-import { openIntent, recordIntentOutcome } from '../persistence/intent-journal.js';
 import { apiError, type ApiError } from './api-errors.js';
 import { campaignActionSchema, campaignsBodySchema, describeIssues, type CampaignActionBody } from './api-schemas.js';
-import { describeStates, initialMachine, peekSnapshot } from './campaign-actor.js';
+import { initialMachine, peekSnapshot } from './campaign-actor.js';
 import { corruptEntry, entryFromDocument, isDue, type CampaignEntry } from './campaign-registry.js';
 import { corruptSummary, eventViews, summarize } from './campaign-summary.js';
 import type { SupervisorConfig } from './config.js';
 import { materialFingerprint } from './fingerprint.js';
 import { createHeartbeat, type Heartbeat, type SweepReport } from './heartbeat.js';
 import { createMetrics, type SupervisorMetrics } from './metrics.js';
-import { applyObservation, applyReadFailure, stepAndPublish, type DocumentChange } from './observation.js';
+import { applyIntentInDoubt, applyObservation, applyReadFailure, stepAndPublish, type DocumentChange } from './observation.js';
 import { createReadModel, type CampaignSummary, type ReadModel } from './read-model.js';
 import type { ApiResult, HealthView, StatusView, SupervisorApi } from './supervisor-api.js';
+import { buildHealth } from './health.js';
 import { KeyedMutex } from '../persistence/keyed-mutex.js';
-import { createAuthority, refusalResult } from './authority.js';
+import { createAuthority } from './authority.js';
+import { refusalResult } from './refusals.js';
 
 /**
  * Where wake requests go. The Argus and Foreman bridges are a later issue; until then the
@@ -274,22 +274,8 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
     }
   }
 
-  function markIntentInDoubt(doc: CampaignDocument): DocumentChange | null {
-    const intent = openIntent(doc);
-    if (!intent) return null;
-    // Already recorded as in doubt and restored into ambiguous-intent: nothing to write.
-    if (intent.outcome !== null && describeStates(peekSnapshot(doc)).authority === 'ambiguous-intent') return null;
-    let next = doc;
-    if (intent.outcome === null) {
-      const settled = recordIntentOutcome(doc, intent.requestId, { status: 'ambiguous', code: 'restart_in_doubt', at: now() });
-      if (!settled.ok) return null;
-      next = settled.doc;
-    }
-    // Only the four fenced mutations are journaled (claims and renewals are read back instead).
-    const kind = intent.action as 'submit' | 'intervene' | 'cancel' | 'release';
-    const event: CampaignEvent = { type: 'INTENT_IN_DOUBT', requestId: intent.requestId, kind };
-    return stepAndPublish({ ...next, controllerMode: 'observer', lease: null }, [event], [], now());
-  }
+  /** An intent with no recorded outcome may have reached the remote: it is in doubt. */
+  const markIntentInDoubt = (doc: CampaignDocument) => applyIntentInDoubt(doc, now());
 
   /** The cached description, or a discovery now if start-up could not reach the remote. */
   async function ensureDescription(): Promise<RemoteDescription | null> {
@@ -321,29 +307,7 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
   function health(): HealthView {
     let corrupt = 0;
     for (const e of entries.values()) if (e.corrupt) corrupt++;
-    const last = heartbeat?.lastSweep ?? null;
-    return {
-      enabled: config.enabled,
-      // Presence of the configured interpreters only; the bridges that use them come later.
-      runtime: {
-        argus: config.argusPython ? (existsSync(config.argusPython) ? 'present' : 'missing') : 'not_configured',
-        foreman: config.foremanEnabled ? (config.foremanPython && existsSync(config.foremanPython) ? 'present' : 'missing') : 'disabled',
-      },
-      configured: { remote: config.a2aUrl !== null, remote_token: config.a2aToken !== null, api_key: config.apiKey !== null, backend: config.backend !== null },
-      api_key_source: config.apiKeySource,
-      controller_id: config.controllerId,
-      heartbeat_seconds: config.heartbeatSeconds,
-      last_tick: last ? { at: new Date(last.finishedAt).toISOString(), ticked: last.ticked, errors: last.errors } : null,
-      campaigns: { total: entries.size, corrupt },
-      remote: {
-        reachable: remoteReachable,
-        protocol_version: description?.protocolVersion ?? null,
-        capabilities: description ? { ...description.capabilities } : null,
-        control_extension: description?.controlExtension ?? null,
-        mutations_enabled: description?.mutationsEnabled ?? null,
-        unsupported: description ? [...description.unsupported] : [],
-      },
-    };
+    return buildHealth({ config, lastSweep: heartbeat?.lastSweep ?? null, campaigns: entries.size, corrupt, remoteReachable, description });
   }
 
   function status(): StatusView {

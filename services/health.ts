@@ -1,0 +1,44 @@
+/**
+ * The authenticated health view: runtime presence, configured booleans, the last tick and the
+ * remote's discovered capabilities. Never a credential and never the remote URL.
+ * @module
+ */
+import { existsSync } from 'node:fs';
+import type { RemoteDescription } from '../adapters/a2a/discovery.js';
+import type { SupervisorConfig } from './config.js';
+import type { SweepReport } from './heartbeat.js';
+import type { HealthView } from './supervisor-api.js';
+
+export interface HealthInputs {
+  config: SupervisorConfig;
+  lastSweep: SweepReport | null;
+  campaigns: number;
+  corrupt: number;
+  remoteReachable: boolean | null;
+  description: RemoteDescription | null;
+}
+
+export function buildHealth({ config, lastSweep, campaigns, corrupt, remoteReachable, description }: HealthInputs): HealthView {
+  return {
+    enabled: config.enabled,
+    // Presence of the configured interpreters only; the bridges that use them come later.
+    runtime: {
+      argus: config.argusPython ? (existsSync(config.argusPython) ? 'present' : 'missing') : 'not_configured',
+      foreman: config.foremanEnabled ? (config.foremanPython && existsSync(config.foremanPython) ? 'present' : 'missing') : 'disabled',
+    },
+    configured: { remote: config.a2aUrl !== null, remote_token: config.a2aToken !== null, api_key: config.apiKey !== null, backend: config.backend !== null },
+    api_key_source: config.apiKeySource,
+    controller_id: config.controllerId,
+    heartbeat_seconds: config.heartbeatSeconds,
+    last_tick: lastSweep ? { at: new Date(lastSweep.finishedAt).toISOString(), ticked: lastSweep.ticked, errors: lastSweep.errors } : null,
+    campaigns: { total: campaigns, corrupt },
+    remote: {
+      reachable: remoteReachable,
+      protocol_version: description?.protocolVersion ?? null,
+      capabilities: description ? { ...description.capabilities } : null,
+      control_extension: description?.controlExtension ?? null,
+      mutations_enabled: description?.mutationsEnabled ?? null,
+      unsupported: description ? [...description.unsupported] : [],
+    },
+  };
+}

@@ -1,0 +1,36 @@
+/**
+ * Machine refusal codes (from `explainRefusal`) as operator errors: one stable code and one
+ * sentence each, shared by every action so the wording never disagrees.
+ * @module
+ */
+import { apiError, type ApiErrorCode } from './api-errors.js';
+import type { ApiResult } from './supervisor-api.js';
+
+const fail = (code: ApiErrorCode, message: string): ApiResult<never> => ({ ok: false, error: apiError(code, message) });
+
+/** The one table of machine refusal codes → operator error (code + one sentence). */
+export function refusalResult(code: string): ApiResult<never> {
+  const table: Record<string, [ApiErrorCode, string]> = {
+    lease_required: ['lease_required', 'The campaign does not hold the controller lease; claim it first.'],
+    already_controlling: ['action_not_allowed', 'The campaign already holds the controller lease.'],
+    lease_stale_epoch: ['lease_stale_epoch', 'The epoch does not match the lease this campaign holds; nothing was sent.'],
+    lease_not_held: ['lease_not_held', 'The remote readback does not show this controller holding the lease; nothing was sent.'],
+    readback_stale: ['readback_stale', 'The lease readback is not fresh; nothing was sent.'],
+    unsupported_capability: ['unsupported_capability', 'The remote does not enforce lease epochs; nothing was sent.'],
+    attempt_limit_reached: ['attempt_limit_reached', 'The campaign has used all of its max_attempts; nothing was sent.'],
+    intent_unresolved: ['intent_unresolved', 'A mutation is in doubt; resolve_intent must settle it first. Nothing was sent.'],
+    intent_not_found: ['intent_not_found', 'The campaign has no mutation in doubt.'],
+    approval_required: ['action_not_allowed', 'The mutation lacks an explicit operator action or a fresh Reviewer verdict.'],
+    review_stale: ['action_not_allowed', 'The Reviewer verdict is for an older event.'],
+    ttl_out_of_bounds: ['invalid_request', 'ttl_seconds must be from 60 to 3600.'],
+    effect_in_flight: ['action_not_allowed', 'Another remote operation is in flight for this campaign.'],
+    campaign_paused: ['action_not_allowed', 'The campaign is paused; resume it first.'],
+    campaign_closed: ['campaign_closed', 'The campaign is closed.'],
+    not_paused: ['action_not_allowed', 'The campaign is not paused.'],
+    no_pending_question: ['action_not_allowed', 'The campaign has no pending question to answer.'],
+    question_stale: ['action_not_allowed', 'That question is no longer pending.'],
+  };
+  const [apiCode, sentence] = table[code] ?? ['action_not_allowed', `The campaign cannot do that now (${code}).`];
+  return fail(apiCode, sentence);
+}
+
