@@ -9,6 +9,7 @@ import { startSimulator, type RunningSimulator, type SimulatorOptions } from '..
 import type { A2AClient } from '../../adapters/a2a/index.js';
 import { loadConfig } from '../../services/config.js';
 import { createSupervisor, type Supervisor } from '../../services/supervisor.js';
+import { captureLogs } from '../fixtures/log-capture.js';
 import { removeScratch } from '../fixtures/scratch.js';
 
 export interface AuthorityWorld {
@@ -43,7 +44,9 @@ export async function authorityWorld(
       ARGUS_SUPERVISOR_HEARTBEAT_SECONDS: '60',
       ...env,
     });
-  const make = () => createSupervisor({ config: config(), ...(opts.remote ? { remote: opts.remote(sim.url) } : {}) });
+  // The supervisor's log lines are recorded for the end-of-run canary scan.
+  const { logger } = captureLogs();
+  const make = () => createSupervisor({ config: config(), logger, ...(opts.remote ? { remote: opts.remote(sim.url) } : {}) });
   let supervisor: Supervisor;
   try {
     supervisor = await make();
