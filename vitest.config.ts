@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { recordConsole } from './test/setup/console-record.js';
 
 export default defineConfig({
   test: {
@@ -9,6 +10,11 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // First: refuse a stale dist/. Then: the run directory and the end-of-run canary scan
+    // (it sets TMPDIR and ARGUS_TEST_RUN_DIR before any worker is forked, so workers inherit them).
+    globalSetup: ['./test/setup/dist-fresh.ts', './test/setup/canary-scan.ts'],
+    // Console output of tests is scanned too; returning undefined still prints it.
+    onConsoleLog: recordConsole,
     reporters: ['default', './test/reporters/summary-line.ts'],
   },
 });

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONTROL_EXTENSION_URI, CONTROL_METHODS, createA2AClient, type A2AClient, type Result } from '../../adapters/a2a/index.js';
 import { startFaultServer, startTrapServer, type FaultServer, type RecordedRequest } from '../fixtures/fault-server.js';
+import { canary } from '../fixtures/canary.js';
 
-const TOKEN = 'tok-SECRET-1234';
+const TOKEN = canary('remote-token');
 const authority = { controllerId: 'argus-openoperator', epoch: 3, requestId: 'req-42' };
 let fault: FaultServer;
 let trap: Awaited<ReturnType<typeof startTrapServer>>;

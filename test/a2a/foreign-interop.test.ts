@@ -3,8 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createA2AClient, CONTROL_EXTENSION_URI, type A2AClient, type TaskSnapshot } from '../../adapters/a2a/index.js';
 import { runProbe } from '../../bin/commands/probe.js';
 import { startPlainV1Server, startV025Server, startV03Server, type ForeignServer } from '../fixtures/foreign-servers.js';
+import { CANARY_PREFIX, canary } from '../fixtures/canary.js';
 
-const TOKEN = 'tok-SECRET-1234';
+const TOKEN = canary('remote-token');
+const WRONG_TOKEN = canary('wrong-token');
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const authority = { controllerId: 'argus-openoperator', epoch: 1, requestId: 'req-1' };
 const READ_ONLY_UNSUPPORTED = ['submit', 'claim_control', 'renew_control', 'release_control', 'intervene', 'cancel'];
@@ -113,11 +115,11 @@ describe('@a2a-js/sdk 0.2.5 server behind an Agent-Zero-style auth gate', () => 
   });
 
   it('reports a wrong token as remote_auth_failed, with one stderr line and nothing on stdout', async () => {
-    const out = await runProbe({ url: v025.base, token: 'wrong-token-9999' });
+    const out = await runProbe({ url: v025.base, token: WRONG_TOKEN });
     expect(out.exitCode).toBe(1);
     expect(out.stdout).toBe('');
     expect(out.stderr).toMatch(/^probe failed: remote_auth_failed: [^\n]+\n$/);
-    expect(out.stderr).not.toContain('wrong-token-9999');
+    expect(out.stderr).not.toContain(WRONG_TOKEN);
   });
 
   it('refuses a base URL that embeds the token as a path credential, before any request', async () => {
@@ -132,8 +134,8 @@ describe('@a2a-js/sdk 0.2.5 server behind an Agent-Zero-style auth gate', () => 
 
 describe('the 0.2.5 fixture really accepts /t-<token>/ path auth, which our client refuses to use', () => {
   // Secrets are compared with includes() so a failure never prints the token.
-  const leaks = (text: string) => text.includes(TOKEN) || text.includes('SECRET-');
-  const WRONG = 'tok-SECRET-wrong-0000';
+  const leaks = (text: string) => text.includes(TOKEN) || text.includes(CANARY_PREFIX);
+  const WRONG = canary('wrong-path-token');
   const rpc = (url: string, method: string, params: unknown) =>
     fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 7, method, params }) });
 

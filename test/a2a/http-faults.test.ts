@@ -3,8 +3,9 @@ import { createA2AClient, type A2AClient, type A2AClientOptions, type RemoteErro
 import { transportError } from '../../adapters/a2a/http.js';
 import { closedPort, startFaultServer, startTrapServer, type FaultServer } from '../fixtures/fault-server.js';
 import { captureLogs } from '../fixtures/log-capture.js';
+import { canary } from '../fixtures/canary.js';
 
-const TOKEN = 'tok-SECRET-1234';
+const TOKEN = canary('remote-token');
 const logs = captureLogs();
 const seenErrors: RemoteError[] = [];
 const clients: A2AClient[] = [];

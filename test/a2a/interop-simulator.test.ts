@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createA2AClient, type A2AClient, type Result } from '../../adapters/a2a/index.js';
 import { runProbe } from '../../bin/commands/probe.js';
 import { RIVAL_CONTROLLER_ID, startSimulator, type RunningSimulator, type SimProtocol } from '../../simulator/index.js';
+import { canary } from '../fixtures/canary.js';
 
-const TOKEN = 'tok-SECRET-1234';
+const TOKEN = canary('remote-token');
 const CONTROLLER = 'argus-openoperator';
 const EXPECTED_VERSION: Record<SimProtocol, string> = { '1.0': '1.0', '0.3': '0.3', '0.2': '0.2.5' };
 

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { CONTROL_EXTENSION_URI, normalizeState, normalizeTask, taskSnapshotSchema } from '../../adapters/a2a/index.js';
 import { EXCERPT_MAX } from '../../adapters/a2a/normalize.js';
 import { controlBlock, wireTask, type WireDialect } from '../fixtures/wire.js';
+import { canary } from '../fixtures/canary.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const DIALECTS: WireDialect[] = ['1.0', '0.3', '0.2.5'];
@@ -133,8 +134,9 @@ describe('tolerant of unknown fields, strict on types', () => {
 
 describe('excerpts are untrusted and bounded; the digest is of the full text', () => {
   it('redacts secrets, strips controls, truncates', () => {
-    const text = `token tok-SECRET-1234 \u001b[31mred\u001b[0m\u0000 ${'y'.repeat(2000)}`;
-    const r = normalizeTask({ id: 't', contextId: 'c', status: { state: 'working', message: { role: 'agent', parts: [{ text }] } } }, ['tok-SECRET-1234']);
+    const secret = canary('remote-token');
+    const text = `token ${secret} \u001b[31mred\u001b[0m\u0000 ${'y'.repeat(2000)}`;
+    const r = normalizeTask({ id: 't', contextId: 'c', status: { state: 'working', message: { role: 'agent', parts: [{ text }] } } }, [secret]);
     expect(r.ok).toBe(true);
     if (!r.ok) return;
     expect(r.value.latestAgentMessageDigest).toBe(sha256(text));

@@ -2,8 +2,9 @@ import { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { registerProbe, runProbe } from '../../bin/commands/probe.js';
 import { closedPort, startFaultServer, startTrapServer, type FaultServer } from '../fixtures/fault-server.js';
+import { canary } from '../fixtures/canary.js';
 
-const TOKEN = 'tok-SECRET-1234';
+const TOKEN = canary('remote-token');
 let fault: FaultServer;
 let trap: Awaited<ReturnType<typeof startTrapServer>>;
 

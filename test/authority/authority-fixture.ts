@@ -2,13 +2,15 @@
  * A supervisor against a real loopback simulator, driven only through the operator API, for
  * the authority tests. Nothing here is timing-dependent: sweeps and observations are explicit.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../simulator/index.js';
 import type { A2AClient } from '../../adapters/a2a/index.js';
 import { loadConfig } from '../../services/config.js';
 import { createSupervisor, type Supervisor } from '../../services/supervisor.js';
+import { captureLogs } from '../fixtures/log-capture.js';
+import { removeScratch } from '../fixtures/scratch.js';
 
 export interface AuthorityWorld {
   sim: RunningSimulator;
@@ -42,14 +44,16 @@ export async function authorityWorld(
       ARGUS_SUPERVISOR_HEARTBEAT_SECONDS: '60',
       ...env,
     });
-  const make = () => createSupervisor({ config: config(), ...(opts.remote ? { remote: opts.remote(sim.url) } : {}) });
+  // The supervisor's log lines are recorded for the end-of-run canary scan.
+  const { logger } = captureLogs();
+  const make = () => createSupervisor({ config: config(), logger, ...(opts.remote ? { remote: opts.remote(sim.url) } : {}) });
   let supervisor: Supervisor;
   try {
     supervisor = await make();
     await supervisor.start({ heartbeat: false, initialSweep: false });
   } catch (error) {
     await sim.close();
-    await rm(root, { recursive: true, force: true });
+    await removeScratch(root);
     throw error;
   }
   const world: AuthorityWorld = {
@@ -75,7 +79,7 @@ export async function authorityWorld(
     async close() {
       await supervisor.stop();
       await sim.close();
-      await rm(root, { recursive: true, force: true });
+      await removeScratch(root);
     },
   } as AuthorityWorld;
   return world;

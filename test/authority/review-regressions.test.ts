@@ -3,7 +3,7 @@
  * the real loopback simulator. The remote is wrapped only where a test must shape timing or a
  * single failure; every request still reaches the simulator.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -11,6 +11,7 @@ import { createA2AClient, type A2AClient } from '../../adapters/a2a/index.js';
 import { loadConfig } from '../../services/config.js';
 import { createSupervisor, type Supervisor } from '../../services/supervisor.js';
 import { startSimulator, type RunningSimulator } from '../../simulator/index.js';
+import { removeScratch } from '../fixtures/scratch.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -27,7 +28,7 @@ async function world(wrap: (real: A2AClient) => A2AClient = (r) => r, opts: { no
   cleanups.push(async () => {
     await supervisor.stop();
     await sim.close();
-    await rm(root, { recursive: true, force: true });
+    await removeScratch(root);
   });
   const get = async (id: string) => ((await supervisor.campaigns({ action: 'get', campaign_id: id })) as { ok: true; value: any }).value;
   const act = (body: Record<string, unknown>) => supervisor.campaignAction(body) as Promise<any>;

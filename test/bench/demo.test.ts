@@ -2,11 +2,12 @@
  * The demo, in process: what the probe sees, the public events of a supervised training
  * campaign and a blocker, the NEEDS_YOU clearing on an answer, and a silent tally.
  */
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runDemo, type DemoIo } from '../../bin/commands/demo.js';
+import { removeScratch } from '../fixtures/scratch.js';
 
 function capture(): DemoIo & { out: (line: string) => void; lines: string[]; errors: string[] } {
   const lines: string[] = [];
@@ -74,7 +75,7 @@ describe('demo', () => {
       const files = (await readdir(join(root, 'campaigns'))).sort();
       expect(files).toEqual(['demo-blocker-2.json', 'demo-blocker.json', 'demo-training-2.json', 'demo-training.json']);
     } finally {
-      await rm(root, { recursive: true, force: true });
+      await removeScratch(root);
     }
   });
 

@@ -7,13 +7,14 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { BENCH_DEFAULTS, parseBenchArgs } from '../../bench/args.js';
+import { recordChildOutput } from '../fixtures/child-output.js';
 
 const SCRIPT = fileURLToPath(new URL('../../dist/bench/heartbeat-sweep.js', import.meta.url));
 
 function runBuilt(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   if (!existsSync(SCRIPT)) throw new Error(`${SCRIPT} is missing: run npm run build first`);
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SCRIPT, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = recordChildOutput(spawn(process.execPath, [SCRIPT, ...args], { stdio: ['ignore', 'pipe', 'pipe'] }), 'heartbeat-sweep');
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));

@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFile, readdir, rm, stat } from 'node:fs/promises';
+import { readFile, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +13,8 @@ import { openCampaignStore, type CampaignStore } from '../../persistence/campaig
 import { buildPersistence } from './support/build-persistence.js';
 import { makeDoc } from './support/documents.js';
 import { useTempDirs } from './support/temp-dir.js';
+import { removeScratch } from '../fixtures/scratch.js';
+import { recordChildOutput } from '../fixtures/child-output.js';
 
 const tempDir = useTempDirs();
 const fixture = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'store-child.mjs');
@@ -25,7 +27,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  if (buildDir) await rm(buildDir, { recursive: true, force: true });
+  if (buildDir) await removeScratch(buildDir);
 });
 
 interface Child {
@@ -37,9 +39,10 @@ interface Child {
 }
 
 function startChild(mode: string, root: string, id: string, count?: number): Child {
-  const child = spawn(process.execPath, [fixture, buildDir, mode, root, id, ...(count === undefined ? [] : [String(count)])], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = recordChildOutput(
+    spawn(process.execPath, [fixture, buildDir, mode, root, id, ...(count === undefined ? [] : [String(count)])], { stdio: ['ignore', 'pipe', 'pipe'] }),
+    `store-child-${mode}`,
+  );
   children.add(child);
   const lines: string[] = [];
   const waiters: { predicate: (line: string) => boolean; resolve: () => void }[] = [];

@@ -17,12 +17,14 @@ import {
   type HttpAnswer,
   type TestSupervisor,
 } from '../fixtures/supervisor-harness.js';
+import { canary } from '../fixtures/canary.js';
 
 const scope = createScope();
 afterEach(() => scope.dispose());
 
-const KEY = 'api-key-SECRET-7f3a9c2e51';
-const TOKEN = 'remote-token-SECRET-b81d44';
+const KEY = canary('api-key');
+const TOKEN = canary('remote-token');
+const WRONG = canary('wrong-key');
 
 interface Fixture extends TestSupervisor {
   sim: RunningSimulator;
@@ -88,8 +90,8 @@ describe('authentication', () => {
     for (const route of protectedRoutes) {
       const attempts: Record<string, string>[] = [
         {},
-        { 'x-api-key': 'wrong' },
-        { authorization: 'Bearer wrong' },
+        { 'x-api-key': WRONG },
+        { authorization: `Bearer ${WRONG}` },
         { authorization: `Basic ${Buffer.from(`u:${KEY}`).toString('base64')}` },
         { 'x-api-key': `${KEY}x` },
         { authorization: KEY },

@@ -2,7 +2,7 @@
  * A sidecar deployment listens on a Unix socket instead of TCP: the same routes and the same
  * authentication, and no TCP port at all.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
@@ -11,8 +11,10 @@ import { silentLogger } from '../../adapters/logger.js';
 import { API_PREFIX, createHttpServer, listen } from '../../server/http-server.js';
 import { loadConfig } from '../../services/config.js';
 import { createSupervisor, type Supervisor } from '../../services/supervisor.js';
+import { removeScratch } from '../fixtures/scratch.js';
+import { canary } from '../fixtures/canary.js';
 
-const KEY = 'unix-key-SECRET-31f0';
+const KEY = canary('unix-api-key');
 /** Teardown steps, registered as each resource comes to exist; run newest first, all of them. */
 const cleanups: (() => Promise<unknown>)[] = [];
 const onCleanup = (step: () => Promise<unknown>) => void cleanups.push(step);
@@ -25,7 +27,7 @@ afterEach(async () => {
 describe('Unix socket listener', () => {
   it('serves /health publicly and the API behind the key, on the socket only', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'argus-sock-'));
-    onCleanup(() => rm(dir, { recursive: true, force: true }));
+    onCleanup(() => removeScratch(dir));
     const socketPath = join(dir, 'argus.sock');
     const config = loadConfig({ ARGUS_SUPERVISOR_STATE_ROOT: join(dir, 'state'), ARGUS_SUPERVISOR_API_KEY: KEY, ARGUS_SUPERVISOR_SOCKET: socketPath });
     expect(config.listen).toEqual({ kind: 'unix', path: socketPath });

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../services/config.js';
+import { canary } from '../fixtures/canary.js';
+import { captureLogs } from '../fixtures/log-capture.js';
 
-const SECRET = 'tok-SECRET-config-9876';
+const SECRET = canary('config-secret');
 
 function problemsOf(env: NodeJS.ProcessEnv): string[] {
   try {
@@ -55,9 +57,23 @@ describe('loadConfig', () => {
   });
 
   it('records where the API key came from without exposing it', () => {
-    const c = loadConfig({ ARGUS_SUPERVISOR_API_KEY: SECRET, ARGUS_SUPERVISOR_SOCKET: '/tmp/argus.sock' });
+    const token = canary('config-remote-token');
+    const c = loadConfig({ ARGUS_SUPERVISOR_API_KEY: SECRET, OPENTRAINING_A2A_TOKEN: token, ARGUS_SUPERVISOR_SOCKET: '/tmp/argus.sock' });
     expect(c.apiKeySource).toBe('deployment_secret');
     expect(c.listen).toEqual({ kind: 'unix', path: '/tmp/argus.sock' });
+    // The real logger, given the whole configuration: the source is there, the secrets are not.
+    const { logger, lines } = captureLogs('info');
+    logger.info({ config: c }, 'configured');
+    expect(lines).toHaveLength(1);
+    const logged = JSON.parse(lines[0]!) as { msg: string; config: Record<string, unknown> };
+    // Compared as flags, so that a failure does not print the secret either.
+    expect({
+      msg: logged.msg,
+      source: logged.config.apiKeySource,
+      apiKeyRedacted: logged.config.apiKey === '[REDACTED]',
+      tokenRedacted: logged.config.a2aToken === '[REDACTED]',
+      leaked: lines[0]!.includes(SECRET) || lines[0]!.includes(token),
+    }).toEqual({ msg: 'configured', source: 'deployment_secret', apiKeyRedacted: true, tokenRedacted: true, leaked: false });
   });
 });
 

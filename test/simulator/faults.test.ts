@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONTROL_EXTENSION_URI, CONTROL_METHODS } from '../../adapters/a2a/control-contract.js';
 import { startSimulator, type RunningSimulator } from '../../simulator/index.js';
 import { authority, call, getJson, rpc } from './rpc.js';
+import { canary } from '../fixtures/canary.js';
 
 let sim: RunningSimulator;
 let ep: string;
@@ -49,7 +50,7 @@ describe('faults', () => {
     expect(manual.status).toBe(302);
     expect(manual.headers.get('location')).toBe(`${sim.origin}/_sim/redirect-sink`);
     const before = sim.stats();
-    await post(getTaskBody('x'), { headers: { 'content-type': 'application/json', authorization: 'Bearer leaked' } });
+    await post(getTaskBody('x'), { headers: { 'content-type': 'application/json', authorization: `Bearer ${canary('unasked-bearer')}` } });
     const after = sim.stats();
     expect(after.redirectSinkHits).toBe(before.redirectSinkHits + 1);
     // fetch keeps credentials on a same-origin redirect: exactly what a careful client must not do.
@@ -98,10 +99,11 @@ describe('faults', () => {
 });
 
 describe('token', () => {
+  const TOKEN = canary('sim-token');
   let secured: RunningSimulator;
   let sep: string;
   beforeAll(async () => {
-    secured = await startSimulator({ token: 's3cret-token' });
+    secured = await startSimulator({ token: TOKEN });
     sep = `${secured.url}/jsonrpc`;
   });
   afterAll(() => secured.close());
@@ -109,17 +111,17 @@ describe('token', () => {
   it('answers 401 without a valid Bearer or X-API-KEY, and serves the card publicly', async () => {
     const [id] = secured.createTasks(1, 'steady');
     expect((await rpc(sep, 'GetTask', { id })).status).toBe(401);
-    expect((await rpc(sep, 'GetTask', { id }, { headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
+    expect((await rpc(sep, 'GetTask', { id }, { headers: { authorization: `Bearer ${canary('wrong-token')}` } })).status).toBe(401);
     expect((await rpc(sep, CONTROL_METHODS.leaseGet, { contextId: 'x' })).status).toBe(401);
-    expect((await rpc(sep, 'GetTask', { id }, { headers: { authorization: 'Bearer s3cret-token' } })).status).toBe(200);
-    expect((await rpc(sep, 'GetTask', { id }, { headers: { 'x-api-key': 's3cret-token' } })).status).toBe(200);
+    expect((await rpc(sep, 'GetTask', { id }, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(200);
+    expect((await rpc(sep, 'GetTask', { id }, { headers: { 'x-api-key': TOKEN } })).status).toBe(200);
     expect(secured.stats().unauthorized).toBe(3);
     const card = await getJson(`${secured.url}/.well-known/agent-card.json`, { 'A2A-Version': '1.0' });
     expect(card.securitySchemes).toEqual({
       bearer: { httpAuthSecurityScheme: expect.objectContaining({ scheme: 'Bearer' }) },
       apiKey: { apiKeySecurityScheme: expect.objectContaining({ location: 'header', name: 'X-API-KEY' }) },
     });
-    expect(JSON.stringify(card)).not.toContain('s3cret-token');
+    expect(JSON.stringify(card)).not.toContain(TOKEN);
     expect(card.capabilities.extensions[0].uri).toBe(CONTROL_EXTENSION_URI);
   });
 });

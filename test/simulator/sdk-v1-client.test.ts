@@ -10,6 +10,7 @@ import { CONTROL_EXTENSION_URI, CONTROL_METHODS, type ControlTaskMetadata } from
 import { startSimulator, type RunningSimulator } from '../../simulator/index.js';
 import { call } from './rpc.js';
 import { nonBlocking, userMessage } from './sdk-message.js';
+import { canary } from '../fixtures/canary.js';
 
 let sim: RunningSimulator;
 let client: Client;
@@ -97,14 +98,15 @@ describe('1.0 simulator through the @a2a-js/sdk client', () => {
   });
 
   it('parses the card of a secured simulator and authenticates per call', async () => {
-    const secured = await startSimulator({ token: 'sdk-token' });
+    const token = canary('sdk-token');
+    const secured = await startSimulator({ token });
     try {
       const securedClient = await new ClientFactory().createFromUrl(`${secured.url}/`);
       const card = await securedClient.getAgentCard();
       expect(card.securitySchemes['bearer']?.scheme?.$case).toBe('httpAuthSecurityScheme');
       const [id] = secured.createTasks(1, 'steady');
       await expect(securedClient.getTask({ tenant: '', id: id! })).rejects.toThrow();
-      const task = await securedClient.getTask({ tenant: '', id: id! }, { serviceParameters: { authorization: 'Bearer sdk-token' } });
+      const task = await securedClient.getTask({ tenant: '', id: id! }, { serviceParameters: { authorization: `Bearer ${token}` } });
       expect(task.status?.state).toBe(TaskState.TASK_STATE_WORKING);
     } finally {
       await secured.close();

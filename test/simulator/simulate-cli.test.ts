@@ -1,15 +1,21 @@
 /**
- * The `simulate` command, in process (Node 20 cannot spawn the .ts entry): exactly one JSON
- * readiness line on stdout, the token taken from the environment and never printed, and a
- * clean stop on SIGTERM.
+ * The `simulate` command: exactly one JSON readiness line on stdout, the token taken from the
+ * environment and never printed (neither on stdout nor in a log line), and a clean stop on
+ * SIGTERM. The runner is driven in process with the real logger writing to a captured stream;
+ * the built command runs as a child so its own logger (the one an operator sees) is checked too.
  */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { registerSimulate, runSimulate, type SimulateIo } from '../../bin/commands/simulate.js';
 import type { RunningSimulator } from '../../simulator/index.js';
+import { CANARY_PREFIX, canary } from '../fixtures/canary.js';
+import { recordChildOutput } from '../fixtures/child-output.js';
+import { captureLogs } from '../fixtures/log-capture.js';
 import { getJson } from './rpc.js';
 
-const silent = { info: () => {}, warn: () => {}, error: () => {} };
+const CLI = fileURLToPath(new URL('../../dist/bin/argus-supervisor.js', import.meta.url));
 let running: RunningSimulator | undefined;
 afterEach(async () => {
   await running?.close();
@@ -17,9 +23,10 @@ afterEach(async () => {
   vi.restoreAllMocks();
 });
 
-function io(env: NodeJS.ProcessEnv = {}): SimulateIo & { lines: string[] } {
+function io(env: NodeJS.ProcessEnv = {}): SimulateIo & { lines: string[]; logs: string[] } {
   const lines: string[] = [];
-  return { lines, env, logger: silent, writeStdout: (text) => lines.push(text) };
+  const { logger, lines: logs } = captureLogs('info');
+  return { lines, logs, env, logger, writeStdout: (text) => lines.push(text) };
 }
 
 describe('simulate runner', () => {
@@ -36,14 +43,46 @@ describe('simulate runner', () => {
   });
 
   it('takes the token from OPENTRAINING_A2A_TOKEN and never prints it', async () => {
-    const out = io({ OPENTRAINING_A2A_TOKEN: 'never-print-me' });
+    const token = canary('simulate-token');
+    const out = io({ OPENTRAINING_A2A_TOKEN: token });
     running = await runSimulate({ port: 0, protocol: '1.0', control: true, scenario: 'training', enforceEpochs: true }, out);
-    expect(out.lines.join('')).not.toContain('never-print-me');
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'x' } });
     const headers = { 'content-type': 'application/json', 'A2A-Version': '1.0' };
     expect((await fetch(`${running.url}/jsonrpc`, { method: 'POST', headers, body })).status).toBe(401);
-    const authed = await fetch(`${running.url}/jsonrpc`, { method: 'POST', headers: { ...headers, authorization: 'Bearer never-print-me' }, body });
+    const authed = await fetch(`${running.url}/jsonrpc`, { method: 'POST', headers: { ...headers, authorization: `Bearer ${token}` }, body });
     expect(authed.status).toBe(200);
+    // The logger really wrote: the start line is there. No line, nor stdout, carries the token
+    // (counted with includes() so that a failure does not print it either).
+    expect(out.logs.map((l) => JSON.parse(l).msg)).toContain('simulator listening');
+    expect([...out.lines, ...out.logs].filter((l) => l.includes(token)).length).toBe(0);
+  });
+});
+
+describe('simulate command as a process', () => {
+  it('logs its start and stop to stderr, and neither stream ever carries the token', async () => {
+    const token = canary('simulate-cli-token');
+    const child = recordChildOutput(
+      spawn(process.execPath, [CLI, 'simulate', '--port', '0'], { env: { PATH: process.env.PATH ?? '', OPENTRAINING_A2A_TOKEN: token }, stdio: ['ignore', 'pipe', 'pipe'] }),
+      'simulate-cli',
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
+    try {
+      for (let i = 0; i < 500 && !stdout.includes('\n'); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      const ready = JSON.parse(stdout) as { url: string };
+      const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'x' } });
+      const headers = { 'content-type': 'application/json', 'A2A-Version': '1.0', authorization: `Bearer ${token}` };
+      expect((await fetch(`${ready.url}/jsonrpc`, { method: 'POST', headers, body })).status).toBe(200);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await closed).toBe(0);
+    const messages = stderr.trim().split('\n').map((l) => (JSON.parse(l) as { msg: string }).msg);
+    expect(messages).toEqual(expect.arrayContaining(['simulator listening', 'simulator stopping']));
+    expect([stdout.includes(token), stderr.includes(token), stderr.includes(CANARY_PREFIX)]).toEqual([false, false, false]);
   });
 });
 

@@ -25,6 +25,7 @@ import {
   until,
   type ServeChild,
 } from '../fixtures/supervisor-harness.js';
+import { canary } from '../fixtures/canary.js';
 
 const scope = createScope();
 afterEach(() => scope.dispose());
@@ -32,8 +33,8 @@ beforeAll(() => {
   if (!existsSync(CLI_ENTRY)) throw new Error(`${CLI_ENTRY} is missing: run \`npm run build\` first`);
 });
 
-const KEY = 'crash-test-api-key-5e1f0c';
-const TOKEN = 'crash-test-remote-token-93ab';
+const KEY = canary('crash-api-key');
+const TOKEN = canary('crash-remote-token');
 
 /** The restarted process re-reads every campaign once at start; wait for that sweep to finish. */
 const initialSweepDone = (child: ServeChild) =>

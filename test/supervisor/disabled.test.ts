@@ -2,13 +2,14 @@
  * Until ARGUS_SUPERVISOR_ENABLED=1 the supervisor contacts no remote: campaigns can be created
  * and listed, but nothing is read, claimed or sent, and every remote action says why.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../services/config.js';
 import { createSupervisor } from '../../services/supervisor.js';
 import { startSimulator } from '../../simulator/index.js';
+import { removeScratch } from '../fixtures/scratch.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -20,7 +21,7 @@ describe('ARGUS_SUPERVISOR_ENABLED', () => {
     const sim = await startSimulator({ port: 0 });
     cleanups.push(() => sim.close());
     const root = await mkdtemp(join(tmpdir(), 'argus-disabled-'));
-    cleanups.push(() => rm(root, { recursive: true, force: true }));
+    cleanups.push(() => removeScratch(root));
     const supervisor = await createSupervisor({ config: loadConfig({ OPENTRAINING_A2A_URL: sim.url, ARGUS_SUPERVISOR_STATE_ROOT: root }) });
     cleanups.push(() => supervisor.stop());
     await supervisor.start({ heartbeat: false, initialSweep: true });

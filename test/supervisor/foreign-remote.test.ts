@@ -18,11 +18,12 @@ import {
   tempStateRoot,
   until,
 } from '../fixtures/supervisor-harness.js';
+import { canary } from '../fixtures/canary.js';
 
 const scope = createScope();
 afterEach(() => scope.dispose());
 
-const KEY = 'foreign-test-key-0123456789';
+const KEY = canary('foreign-api-key');
 const FRAMES = 6;
 
 describe('a plain @a2a-js/sdk remote streaming progress', () => {
