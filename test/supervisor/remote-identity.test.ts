@@ -70,6 +70,22 @@ describe('an answer about another task', () => {
   });
 });
 
+describe('a lease answer about another context', () => {
+  it('is never taken as ours: the claim fails and the campaign keeps no lease on that context', async () => {
+    const f = await startHostileFixture(scope);
+    await create(f);
+    await act(f, 'observe');
+    f.remote.setMode('wrong-lease');
+    const claimed = await act(f, 'claim');
+    expect(claimed.status).toBeGreaterThanOrEqual(400);
+    expect(claimed.json.error!.message).toContain('remote_payload_invalid');
+    expect(summaryOf(f.supervisor, 'c1')).toMatchObject({ state: 'observing', lease: { mode: 'observer' }, remote: { context_id: 'ctx-A' } });
+    const doc = await readDocument(f.stateRoot, 'c1');
+    expect(doc.lease).toBeNull();
+    expect(JSON.stringify(doc)).not.toContain('ctx-OTHER');
+  });
+});
+
 describe('create verifies the remote task', () => {
   it('answers 404 remote_task_not_found for a task the remote does not have, and stores nothing', async () => {
     const f = await startHostileFixture(scope);
