@@ -46,6 +46,11 @@ export function summarize(doc: CampaignDocument, lastReadAt: string | null = nul
   };
 }
 
+/** The same view with `remote.last_read_at` set (a copy; the input is unchanged when it already says so). */
+export function withLastReadAt(summary: CampaignSummary, at: string | null): CampaignSummary {
+  return summary.remote.last_read_at === at ? summary : { ...summary, remote: { ...summary.remote, last_read_at: at } };
+}
+
 /** A campaign whose document cannot be trusted: reported, never replaced. */
 export function corruptSummary(campaignId: string): CampaignSummary {
   return {

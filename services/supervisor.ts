@@ -21,7 +21,7 @@ import { apiError, type ApiError } from './api-errors.js';
 import { campaignActionSchema, campaignsBodySchema, describeIssues, type CampaignActionBody } from './api-schemas.js';
 import { initialMachine, peekSnapshot } from './campaign-actor.js';
 import { corruptEntry, entryFromDocument, isDue, type CampaignEntry } from './campaign-registry.js';
-import { corruptSummary, eventViews, summarize } from './campaign-summary.js';
+import { corruptSummary, eventViews, summarize, withLastReadAt } from './campaign-summary.js';
 import type { SupervisorConfig } from './config.js';
 import { materialFingerprint } from './fingerprint.js';
 import { createHeartbeat, type Heartbeat, type SweepReport } from './heartbeat.js';
@@ -33,6 +33,7 @@ import { buildHealth } from './health.js';
 import { KeyedMutex } from '../persistence/keyed-mutex.js';
 import { createAuthority } from './authority.js';
 import { refusalResult } from './refusals.js';
+import { createReadRefusal } from './task-verification.js';
 
 /**
  * Where wake requests go. The Argus and Foreman bridges are a later issue; until then the
@@ -370,21 +371,11 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
   async function verifyTask(campaignId: string, client: A2AClient, taskId: string): Promise<ApiResult<true>> {
     // A success counts as the campaign's first read (`last_read_at`); no document exists yet.
     const read = await readTask(campaignId, client, taskId, null);
-    if (read.ok) return ok(true);
-    if (read.error.code === 'task_not_found') {
-      return fail(apiError('remote_task_not_found', 'The remote has no task with that id; nothing was stored.'));
-    }
-    if (read.error.code === 'remote_payload_invalid' || read.error.code === 'remote_malformed') {
-      return fail(apiError('remote_payload_invalid', `The remote answered the task read with an invalid payload (${read.error.code}); nothing was stored.`));
-    }
-    return fail(apiError('remote_unavailable', `The remote task could not be read (${read.error.code}); nothing was stored.`));
+    return read.ok ? ok(true) : fail(createReadRefusal(read.error));
   }
 
   /** Views built outside the read model (e.g. by the authority path) get the in-memory read time too. */
-  function withLastRead(summary: CampaignSummary): CampaignSummary {
-    const at = lastReadAt.get(summary.campaign_id) ?? null;
-    return summary.remote.last_read_at === at ? summary : { ...summary, remote: { ...summary.remote, last_read_at: at } };
-  }
+  const withLastRead = (summary: CampaignSummary) => withLastReadAt(summary, lastReadAt.get(summary.campaign_id) ?? null);
 
   /** Every `campaign` view an action answers carries `last_read_at`, whoever built it. */
   function withLastReadIn(result: ApiResult<unknown>): ApiResult<unknown> {
