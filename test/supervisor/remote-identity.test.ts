@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closedPort } from '../fixtures/fault-server.js';
-import { startHostileFixture, type HostileFixture } from '../fixtures/hostile-harness.js';
+import { forbiddenIn, startHostileFixture, type HostileFixture } from '../fixtures/hostile-harness.js';
 import { createScope, documentPath, eventsOf, readDocument, summaryOf } from '../fixtures/supervisor-harness.js';
 
 const scope = createScope();
@@ -123,5 +123,11 @@ describe('a task that disappears later', () => {
     expect(criticals[0]!.summary).toMatch(/missing/);
     expect(criticals[0]!.summary).not.toMatch(/has not answered/);
     expect(summaryOf(f.supervisor, 'c1')).toMatchObject({ consecutive_read_failures: 5, remote: { state: 'working' } });
+    // The remote's poisoned error text reached the answers only sanitized and redacted.
+    for (const answer of f.answers) {
+      expect(answer.text).not.toContain(f.token);
+      expect(forbiddenIn(answer.text)).toEqual([]);
+    }
+    for (const line of f.lines) expect(line).not.toContain(f.token);
   });
 });
