@@ -42,6 +42,9 @@ export const REASON_CODES = [
   'artifact_added',
   'mission_complete_flag',
   'remote_unavailable',
+  // Read failures where the remote did answer: the task is gone, or the answer was invalid.
+  'remote_task_missing',
+  'remote_payload_invalid',
   // Wakes that come from a person or the sentinel rather than from a remote change.
   'operator_answered',
   'foreman_directive',

@@ -2,6 +2,10 @@
  * The durable outbox: public events get monotonic ids (`${campaignId}:${seq}`) that are never
  * reused, even after old events are trimmed, and a dedupe key that was published once is
  * never published again (within the bounded key memory). Pure: no I/O, no clock.
+ *
+ * Retention is bounded twice: at most OUTBOX_EVENT_RETENTION events, and at most
+ * OUTBOX_EVENT_BYTES of them serialized (oldest trimmed first), so a remote that makes every
+ * event as large as the caps allow still cannot grow the document (docs/remote-text.md).
  * @module
  */
 import type { PublicEventKind } from '../machines/vocabulary.js';
@@ -12,6 +16,9 @@ import {
   type CampaignDocument,
   type PublicEvent,
 } from './campaign-document.js';
+
+/** Serialized bytes of retained events (UTF-8 JSON); the newest event is always kept. */
+export const OUTBOX_EVENT_BYTES = 96 * 1024;
 
 export interface PublicEventDraft {
   kind: PublicEventKind;
@@ -56,12 +63,25 @@ export function appendPublicEvents(doc: CampaignDocument, drafts: readonly Publi
       ...doc,
       outbox: {
         nextSeq,
-        events: [...doc.outbox.events, ...appended].slice(-OUTBOX_EVENT_RETENTION),
+        events: trimToBudget([...doc.outbox.events, ...appended].slice(-OUTBOX_EVENT_RETENTION)),
         publishedKeys: [...doc.outbox.publishedKeys, ...appended.map((e) => e.dedupeKey)].slice(-PUBLISHED_KEY_RETENTION),
       },
     },
     appended,
   };
+}
+
+/** Drops the oldest events until the rest fit in OUTBOX_EVENT_BYTES (ids and seqs never change). */
+function trimToBudget(events: PublicEvent[]): PublicEvent[] {
+  let bytes = 0;
+  let keepFrom = events.length;
+  while (keepFrom > 0) {
+    const size = Buffer.byteLength(JSON.stringify(events[keepFrom - 1])) + 1;
+    if (bytes + size > OUTBOX_EVENT_BYTES && keepFrom < events.length) break;
+    bytes += size;
+    keepFrom--;
+  }
+  return keepFrom === 0 ? events : events.slice(keepFrom);
 }
 
 /** Events with seq greater than `afterSeq` still retained (for a consumer catching up by id). */

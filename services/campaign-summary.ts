@@ -8,7 +8,8 @@ import { openIntent } from '../persistence/intent-journal.js';
 import { describeStates, peekSnapshot } from './campaign-actor.js';
 import type { CampaignSummary, PublicEventView } from './read-model.js';
 
-export function summarize(doc: CampaignDocument): CampaignSummary {
+/** `lastReadAt`: the last successful read, kept in memory by the supervisor (never in the document). */
+export function summarize(doc: CampaignDocument, lastReadAt: string | null = null): CampaignSummary {
   let states = { authority: 'unknown', attention: 'unknown' };
   try {
     states = describeStates(peekSnapshot(doc));
@@ -30,6 +31,7 @@ export function summarize(doc: CampaignDocument): CampaignSummary {
       stage: doc.remoteView?.stage ?? null,
       attempt: doc.remoteView?.attempt ?? null,
       observed_at: doc.remoteView?.observedAt ?? null,
+      last_read_at: lastReadAt,
     },
     lease: {
       mode: doc.controllerMode,
@@ -44,6 +46,11 @@ export function summarize(doc: CampaignDocument): CampaignSummary {
   };
 }
 
+/** The same view with `remote.last_read_at` set (a copy; the input is unchanged when it already says so). */
+export function withLastReadAt(summary: CampaignSummary, at: string | null): CampaignSummary {
+  return summary.remote.last_read_at === at ? summary : { ...summary, remote: { ...summary.remote, last_read_at: at } };
+}
+
 /** A campaign whose document cannot be trusted: reported, never replaced. */
 export function corruptSummary(campaignId: string): CampaignSummary {
   return {
@@ -53,7 +60,7 @@ export function corruptSummary(campaignId: string): CampaignSummary {
     attention: 'idle',
     paused: false,
     corrupt: true,
-    remote: { task_id: null, context_id: null, state: null, stage: null, attempt: null, observed_at: null },
+    remote: { task_id: null, context_id: null, state: null, stage: null, attempt: null, observed_at: null, last_read_at: null },
     lease: { mode: 'observer', epoch: null, expires_at: null },
     pending_question: null,
     open_intent: null,

@@ -4,6 +4,7 @@
  * string comparison: no write, no Foreman, no Argus.
  * @module
  */
+import { createHash } from 'node:crypto';
 import type { TaskSnapshot } from '../adapters/a2a/snapshot.js';
 
 /**
@@ -11,6 +12,9 @@ import type { TaskSnapshot } from '../adapters/a2a/snapshot.js';
  * missionComplete. Never: revision (bumps on every progress step), progress, timestamp,
  * status-message text or digest (routine stdout lives there), lease `expiresAt` (every renewal
  * moves it; the heartbeat tracks expiry itself).
+ *
+ * The fingerprint is a sha256 hex of the sanitized fields (the snapshot has crossed the
+ * remote-text boundary), so its size is fixed whatever the remote sends.
  *
  * @example
  *   if (materialFingerprint(snapshot) === view.fingerprint) return; // nothing material
@@ -20,8 +24,8 @@ export function materialFingerprint(snapshot: TaskSnapshot): string {
   const lease = control?.lease ?? null;
   // Artifact order is the remote's listing order, not a change; sort a copy (lists are short).
   const artifactIds = snapshot.artifacts.length > 1 ? snapshot.artifacts.map((a) => a.id).sort() : snapshot.artifacts.map((a) => a.id);
-  return JSON.stringify([
-    1, // fingerprint format version: a new format must never compare equal to an old one
+  const fields = JSON.stringify([
+    2, // fingerprint format version: a new format must never compare equal to an old one
     snapshot.id,
     snapshot.state,
     control?.stage ?? null,
@@ -32,4 +36,5 @@ export function materialFingerprint(snapshot: TaskSnapshot): string {
     lease ? lease.epoch : null,
     control?.missionComplete === true,
   ]);
+  return createHash('sha256').update(fields).digest('hex');
 }

@@ -91,6 +91,7 @@ export function applyReadFailure(
     cadenceMs: ctx.cadenceMs,
     outageStartedAt,
     errorCode: error.code,
+    published: new Set(doc.outbox.publishedKeys),
   });
   const next: CampaignDocument = {
     ...doc,

@@ -21,7 +21,10 @@ export interface CampaignSummary {
     state: string | null;
     stage: string | null;
     attempt: number | null;
+    /** The last material change the supervisor recorded (persisted). */
     observed_at: string | null;
+    /** The last successful read, material or not (memory only: an unchanged tick writes nothing). */
+    last_read_at: string | null;
   };
   lease: { mode: 'observer' | 'controller'; epoch: number | null; expires_at: string | null };
   pending_question: string | null;
@@ -64,6 +67,12 @@ export function createReadModel() {
       campaignUpdated: (ctx, ev: { summary: CampaignSummary }) => {
         ctx.campaigns.set(ev.summary.campaign_id, ev.summary);
         return { ...ctx, revision: ctx.revision + 1 };
+      },
+      /** A successful read: only `last_read_at` moves, so no revision bump (nothing material changed). */
+      campaignRead: (ctx, ev: { campaignId: string; at: string }) => {
+        const summary = ctx.campaigns.get(ev.campaignId);
+        if (summary) ctx.campaigns.set(ev.campaignId, { ...summary, remote: { ...summary.remote, last_read_at: ev.at } });
+        return ctx;
       },
       publicEventsAppended: (ctx, ev: { events: PublicEventView[] }) =>
         ev.events.length === 0 ? ctx : { ...ctx, events: [...ctx.events, ...ev.events].slice(-FEED_LIMIT) },

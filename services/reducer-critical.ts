@@ -6,6 +6,7 @@
  * @module
  */
 import type { PublicEventDraft, SignificantEvent } from '../machines/vocabulary.js';
+import { dedupeKey as keyOf } from './dedupe-key.js';
 
 /** Three consecutive read failures, and only the third, raise the one CRITICAL of an outage. */
 export const READ_FAILURES_BEFORE_CRITICAL = 3;
@@ -19,16 +20,42 @@ export interface ReadFailureContext {
   outageStartedAt: string;
   /** The adapter's stable code for the last failure (e.g. `remote_timeout`). */
   errorCode?: string;
+  /**
+   * Keys already published. With it, a streak whose CRITICAL said "unavailable" still says
+   * once that the task is missing when the remote starts answering task-not-found.
+   */
+  published?: ReadonlySet<string>;
 }
 
 export interface ReadFailureResult {
-  /** True exactly when `consecutiveFailures` reaches the threshold (3), never after. */
+  /** True when this failure raises the streak's CRITICAL: at the third in a row (see `published`). */
   critical: boolean;
   events: SignificantEvent[];
   publicEvents: PublicEventDraft[];
   /** Delay before the next read: cadence × 2^(n−1), capped at 30 minutes. */
   backoffMs: number;
 }
+
+/** What a failed read says about the remote: silent, answering that the task is gone, or answering nonsense. */
+export type ReadFailureKind = 'remote_unavailable' | 'remote_task_missing' | 'remote_payload_invalid';
+
+export function readFailureKind(errorCode: string | undefined): ReadFailureKind {
+  if (errorCode === 'task_not_found') return 'remote_task_missing';
+  if (errorCode === 'remote_payload_invalid' || errorCode === 'remote_malformed') return 'remote_payload_invalid';
+  return 'remote_unavailable';
+}
+
+const KEY_PREFIX: Record<ReadFailureKind, string> = {
+  remote_unavailable: 'remote-unavailable',
+  remote_task_missing: 'remote-task-missing',
+  remote_payload_invalid: 'remote-payload-invalid',
+};
+
+const SUMMARY: Record<ReadFailureKind, (n: number) => string> = {
+  remote_unavailable: (n) => `The remote has not answered ${n} reads in a row; observation continues with backoff`,
+  remote_task_missing: (n) => `The remote task is missing: the remote answered task-not-found ${n} reads in a row; observation continues with backoff`,
+  remote_payload_invalid: (n) => `The remote answered ${n} reads in a row with an invalid payload (never adopted); observation continues with backoff`,
+};
 
 /** cadence, 2×, 4×, … capped at 30 minutes. */
 export function readFailureBackoffMs(consecutiveFailures: number, cadenceMs: number): number {
@@ -37,25 +64,30 @@ export function readFailureBackoffMs(consecutiveFailures: number, cadenceMs: num
 }
 
 /**
- * A failed read never invents a failed attempt: it yields REMOTE_UNAVAILABLE (once, at the
- * threshold) and a backoff, nothing else.
+ * A failed read never invents a failed attempt: it yields one CRITICAL at the threshold, named
+ * by what the remote did (no answer, task-not-found, an invalid payload), and a backoff.
  * @example
  *   const r = reduceReadFailure(3, { campaignId: 'c1', cadenceMs: 120_000, outageStartedAt });
  *   // r.critical === true, r.publicEvents[0].kind === 'CRITICAL', r.backoffMs === 480_000
  */
 export function reduceReadFailure(consecutiveFailures: number, ctx: ReadFailureContext): ReadFailureResult {
   const backoffMs = readFailureBackoffMs(consecutiveFailures, ctx.cadenceMs);
-  if (consecutiveFailures !== READ_FAILURES_BEFORE_CRITICAL) return { critical: false, events: [], publicEvents: [], backoffMs };
-  const dedupeKey = `remote-unavailable:${ctx.campaignId}:${ctx.outageStartedAt}`;
+  const kind = readFailureKind(ctx.errorCode);
+  const dedupeKey = keyOf(KEY_PREFIX[kind], ctx.campaignId, ctx.outageStartedAt);
+  const atThreshold = consecutiveFailures === READ_FAILURES_BEFORE_CRITICAL;
+  // A missing task is a different fact from silence: it gets its own one alert in the streak.
+  const missingLate =
+    kind === 'remote_task_missing' && consecutiveFailures > READ_FAILURES_BEFORE_CRITICAL && ctx.published !== undefined && !ctx.published.has(dedupeKey);
+  if (!atThreshold && !missingLate) return { critical: false, events: [], publicEvents: [], backoffMs };
   return {
     critical: true,
-    events: [{ class: 'REMOTE_UNAVAILABLE', reason: 'remote_unavailable', dedupeKey }],
+    events: [{ class: 'REMOTE_UNAVAILABLE', reason: kind, dedupeKey }],
     publicEvents: [
       {
         kind: 'CRITICAL',
         dedupeKey,
-        summary: `The remote has not answered ${consecutiveFailures} reads in a row; observation continues with backoff`,
-        data: { reason: 'remote_unavailable', consecutiveFailures, errorCode: ctx.errorCode ?? null, since: ctx.outageStartedAt },
+        summary: SUMMARY[kind](consecutiveFailures),
+        data: { reason: kind, consecutiveFailures, errorCode: ctx.errorCode ?? null, since: ctx.outageStartedAt },
       },
     ],
     backoffMs,
@@ -67,7 +99,7 @@ export function controlLostDraft(lost: { campaignId: string; reason: string; epo
   return {
     kind: 'CRITICAL',
     // One key per hold: a re-claim at the same epoch that is lost again is a new loss.
-    dedupeKey: `control-lost:${lost.campaignId}:${lost.epoch ?? 'none'}:${lost.heldSince ?? 'unknown'}`,
+    dedupeKey: keyOf('control-lost', lost.campaignId, lost.epoch ?? 'none', lost.heldSince ?? 'unknown'),
     summary: 'Control of the remote task was lost; mutations stopped, observation continues',
     data: { reason: lost.reason, epoch: lost.epoch },
   };
@@ -77,7 +109,7 @@ export function controlLostDraft(lost: { campaignId: string; reason: string; epo
 export function intentAmbiguousDraft(intent: { campaignId: string; requestId: string; kind: string }): PublicEventDraft {
   return {
     kind: 'CRITICAL',
-    dedupeKey: `intent-ambiguous:${intent.campaignId}:${intent.requestId}`,
+    dedupeKey: keyOf('intent-ambiguous', intent.campaignId, intent.requestId),
     summary: `The outcome of a ${intent.kind} is unknown; it will not be resent. Resolve it by readback`,
     data: { reason: 'intent_ambiguous', requestId: intent.requestId, action: intent.kind },
   };

@@ -7,7 +7,8 @@
  *  1. State diff: events come only from a change against `previous`; re-reading the same
  *     revision (or one that only moved progress/stdout) is not material and yields nothing.
  *  2. Identity: every event, draft and wake carries a `dedupeKey` built from durable remote
- *     identity (context, task, attempt, stage, state, lease epoch), never from a clock. Pass
+ *     identity (context, task, attempt, stage, state, lease epoch), never from a clock, and
+ *     never raw remote text: a part that is not a short plain identifier makes it a digest. Pass
  *     `published` (keys already in the durable outbox) to drop replays early; the outbox
  *     (`appendPublicEvents`) and the wake log refuse a key they have seen in any case.
  * @module
@@ -15,6 +16,7 @@
 import { INTERRUPTED_STATES, TERMINAL_STATES, type TaskSnapshot } from '../adapters/a2a/snapshot.js';
 import type { PublicEventDraft, ReasonCode, SignificantEvent, SignificantEventClass, WakeRequest } from '../machines/vocabulary.js';
 import type { RemoteView } from '../persistence/remote-view.js';
+import { dedupeKey } from './dedupe-key.js';
 import { materialFingerprint } from './fingerprint.js';
 import { boundedText, safeIdentifier } from './reducer-text.js';
 
@@ -91,9 +93,9 @@ export function reduce(previous: RemoteView | null, snapshot: TaskSnapshot, ctx:
   // Attempt-scoped rules compare only with the same attempt: a new attempt starts afresh.
   const before = previous !== null && sameAttempt(previous, view) ? previous : null;
 
-  if (previous === null) out.event('STATE_CHANGED', 'first_observation', `observed:${view.taskId}:${attemptKey(view)}:${view.state}`);
-  else if (before === null) out.event('STATE_CHANGED', 'attempt_started', `attempt:${view.taskId}:${attemptKey(view)}:started`);
-  else if (before.state !== view.state) out.event('STATE_CHANGED', 'state_changed', `state:${view.taskId}:${attemptKey(view)}:${view.state}:${view.revision ?? '-'}`);
+  if (previous === null) out.event('STATE_CHANGED', 'first_observation', dedupeKey('observed', view.taskId, attemptKey(view), view.state));
+  else if (before === null) out.event('STATE_CHANGED', 'attempt_started', dedupeKey('attempt', view.taskId, attemptKey(view), 'started'));
+  else if (before.state !== view.state) out.event('STATE_CHANGED', 'state_changed', dedupeKey('state', view.taskId, attemptKey(view), view.state, view.revision));
 
   reduceAttemptOutcome(before, view, snapshot.latestAgentMessageExcerpt, out);
   if (previous !== null) reduceStage(previous, view, out);
@@ -115,7 +117,7 @@ export function reduce(previous: RemoteView | null, snapshot: TaskSnapshot, ctx:
 function reduceAttemptOutcome(before: RemoteView | null, view: RemoteView, questionText: string | null, out: Collector): void {
   if (TERMINAL_STATES.has(view.state) && !(before && TERMINAL_STATES.has(before.state))) {
     // One key per attempt whatever the outcome, so a flapping outcome cannot publish twice.
-    const key = `attempt:${view.taskId}:${attemptKey(view)}:terminal`;
+    const key = dedupeKey('attempt', view.taskId, attemptKey(view), 'terminal');
     const word = OUTCOME_WORDS[view.state] ?? view.state;
     out.event('ATTEMPT_COMPLETED', 'attempt_terminal', key, 'argus');
     out.draft('ATTEMPT_COMPLETED', key, `${attemptLabel(view)} ${word}`, { ...taskData(view), outcome: view.state });
@@ -123,7 +125,7 @@ function reduceAttemptOutcome(before: RemoteView | null, view: RemoteView, quest
   if (INTERRUPTED_STATES.has(view.state) && before?.state !== view.state) {
     const auth = view.state === 'auth-required';
     // The question's identity is its text digest; the revision is only a fallback.
-    const key = `blocked:${view.taskId}:${attemptKey(view)}:${view.state}:${view.latestAgentMessageDigest ?? view.revision ?? '-'}`;
+    const key = dedupeKey('blocked', view.taskId, attemptKey(view), view.state, view.latestAgentMessageDigest ?? view.revision);
     const question = auth ? '' : boundedText(questionText);
     const summary = auth ? 'The remote task needs authentication' : question ? `The remote task needs input: ${question}` : 'The remote task needs input';
     out.event('BLOCKED', auth ? 'blocked_auth_required' : 'blocked_input_required', key, 'argus', question || undefined);
@@ -133,7 +135,7 @@ function reduceAttemptOutcome(before: RemoteView | null, view: RemoteView, quest
 
 function reduceStage(previous: RemoteView, view: RemoteView, out: Collector): void {
   if (view.stage === null || view.stage === previous.stage) return;
-  const key = `stage:${view.taskId}:${attemptKey(view)}:${view.stage}`;
+  const key = dedupeKey('stage', view.taskId, attemptKey(view), view.stage);
   const from = safeIdentifier(previous.stage);
   const to = safeIdentifier(view.stage);
   out.event('STATE_CHANGED', 'stage_advanced', key);
@@ -142,7 +144,7 @@ function reduceStage(previous: RemoteView, view: RemoteView, out: Collector): vo
 
 function reduceMission(previous: RemoteView | null, view: RemoteView, out: Collector): void {
   if (!view.missionComplete || previous?.missionComplete) return;
-  const key = `mission:${view.contextId}`;
+  const key = dedupeKey('mission', view.contextId);
   // Candidate completion only: Argus's Reviewer decides final acceptance.
   out.event('MISSION_COMPLETED', 'mission_complete_flag', key, 'argus');
   out.draft('MISSION_COMPLETE', key, 'The remote reports the mission complete; Argus reviews it', taskData(view));
@@ -151,7 +153,7 @@ function reduceMission(previous: RemoteView | null, view: RemoteView, out: Colle
 function reduceArtifacts(previous: RemoteView, view: RemoteView, out: Collector): void {
   const known = new Set(previous.taskId === view.taskId ? previous.artifactIds : []);
   for (const id of view.artifactIds) {
-    if (!known.has(id)) out.event('EVIDENCE_READY', 'artifact_added', `artifact:${view.taskId}:${id}`, 'foreman');
+    if (!known.has(id)) out.event('EVIDENCE_READY', 'artifact_added', dedupeKey('artifact', view.taskId, id), 'foreman');
   }
 }
 
@@ -162,7 +164,7 @@ function reduceLease(previous: RemoteView, view: RemoteView, ctx: ReduceContext,
   if (was === null && is === null) return;
   if (was !== null && is !== null && was.holder === is.holder && was.epoch === is.epoch) return;
   const reason: ReasonCode = is === null ? 'lease_released' : was === null || was.holder !== is.holder ? 'lease_holder_changed' : 'lease_epoch_changed';
-  const key = is === null ? `lease:${view.contextId}:released:${was!.epoch}` : `lease:${view.contextId}:${is.holder}:${is.epoch}`;
+  const key = is === null ? dedupeKey('lease', view.contextId, 'released', was!.epoch) : dedupeKey('lease', view.contextId, is.holder, is.epoch);
   // An expired lease of ours changing hands is old news (the heartbeat saw the expiry).
   const oursAndLive = was !== null && was.holder === ctx.controllerId && Date.parse(was.expiresAt) > Date.parse(view.observedAt);
   out.event('CONTROL_CHANGED', reason, key, oursAndLive ? 'argus' : undefined);

@@ -21,7 +21,7 @@ import { apiError, type ApiError } from './api-errors.js';
 import { campaignActionSchema, campaignsBodySchema, describeIssues, type CampaignActionBody } from './api-schemas.js';
 import { initialMachine, peekSnapshot } from './campaign-actor.js';
 import { corruptEntry, entryFromDocument, isDue, type CampaignEntry } from './campaign-registry.js';
-import { corruptSummary, eventViews, summarize } from './campaign-summary.js';
+import { corruptSummary, eventViews, summarize, withLastReadAt } from './campaign-summary.js';
 import type { SupervisorConfig } from './config.js';
 import { materialFingerprint } from './fingerprint.js';
 import { createHeartbeat, type Heartbeat, type SweepReport } from './heartbeat.js';
@@ -33,6 +33,7 @@ import { buildHealth } from './health.js';
 import { KeyedMutex } from '../persistence/keyed-mutex.js';
 import { createAuthority } from './authority.js';
 import { refusalResult } from './refusals.js';
+import { createReadRefusal } from './task-verification.js';
 
 /**
  * Where wake requests go. The Argus and Foreman bridges are a later issue; until then the
@@ -69,6 +70,9 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
   const metrics = opts.metrics ?? createMetrics();
   const readModel: ReadModel = createReadModel();
   const entries = new Map<string, CampaignEntry>();
+  // When each campaign's remote was last read successfully: memory only, so an unchanged tick
+  // still writes nothing (the document keeps `observedAt`, the last material change).
+  const lastReadAt = new Map<string, string>();
   // Serializes a tick and an operator action on one campaign inside this process.
   const queue = new KeyedMutex();
   const cadenceMs = config.heartbeatSeconds * 1000;
@@ -81,6 +85,8 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
         ? createA2AClient({
             baseUrl: config.a2aUrl,
             ...(config.a2aToken ? { token: config.a2aToken } : {}),
+            // Our own API key is a secret too: a remote that somehow echoes it never gets it shown.
+            ...(config.apiKey ? { redact: [config.apiKey] } : {}),
             logger,
             onRequest: (method, outcome, seconds) => metrics.remoteRequestSeconds.observe({ method, outcome }, seconds),
           })
@@ -124,11 +130,17 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
 
   // ---- reading the remote ------------------------------------------------------------------
 
-  /** One compact status read, timed, with reachability tracked for /health. */
-  async function readTask(campaignId: string, client: A2AClient, taskId: string) {
-    const read = await client.getTask(taskId);
+  /**
+   * One compact status read, with reachability tracked for /health. The answer must be about
+   * `taskId` and the context the campaign is bound to, else it is a failed read.
+   */
+  async function readTask(campaignId: string, client: A2AClient, taskId: string, contextId: string | null) {
+    const read = await client.getTask(taskId, { contextId });
     if (read.ok) {
       remoteReachable = true;
+      const at = now().toISOString();
+      lastReadAt.set(campaignId, at);
+      readModel.trigger.campaignRead({ campaignId, at });
     } else {
       // A clear answer (task not found, bad payload) still means the remote is up.
       if (['remote_timeout', 'remote_unreachable', 'remote_http_status'].includes(read.error.code)) remoteReachable = false;
@@ -151,7 +163,7 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
   async function tick(campaignId: string): Promise<void> {
     const entry = entries.get(campaignId);
     if (!entry || !entry.taskId || !remote) return;
-    const read = await readTask(campaignId, remote, entry.taskId);
+    const read = await readTask(campaignId, remote, entry.taskId, entry.contextId);
     // Every commit replaces the entry: if one landed while this read was in flight (a claim,
     // a mutation), the read predates it and must not judge authority. The next tick re-reads.
     const stale = () => entries.get(campaignId) !== entry;
@@ -227,7 +239,7 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
   function refresh(doc: CampaignDocument): void {
     const entry = entryFromDocument(doc);
     entries.set(doc.campaignId, entry);
-    readModel.trigger.campaignUpdated({ summary: summarize(doc) });
+    readModel.trigger.campaignUpdated({ summary: summarize(doc, lastReadAt.get(doc.campaignId) ?? null) });
   }
 
   function markCorrupt(campaignId: string, code: string, reason: string): void {
@@ -327,6 +339,10 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
       return ok({ campaign: summary, events });
     }
     if (entries.has(req.campaign_id)) return fail(apiError('campaign_exists', `A campaign named ${req.campaign_id} already exists.`));
+    if (req.remote_task_id && remote) {
+      const verified = await verifyTask(req.campaign_id, remote, req.remote_task_id);
+      if (!verified.ok) return verified;
+    }
     const maxAttempts = req.max_attempts ?? 3;
     const doc = newCampaignDocument({
       campaignId: req.campaign_id,
@@ -343,11 +359,30 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
       machine: initialMachine({ campaignId: req.campaign_id, controllerId: config.controllerId, maxAttempts }),
     });
     if (!created.ok) {
+      lastReadAt.delete(req.campaign_id);
       if (created.code === 'campaign_exists') return fail(apiError('campaign_exists', `A campaign named ${req.campaign_id} already exists.`));
       return fail(apiError('invalid_request', `The campaign could not be created (${created.code}).`));
     }
     refresh(created.doc);
-    return ok({ campaign: summarize(created.doc) });
+    return ok({ campaign: withLastRead(summarize(created.doc)) });
+  }
+
+  /** Create reads the task once: a task the remote does not have, or cannot show now, is not stored. */
+  async function verifyTask(campaignId: string, client: A2AClient, taskId: string): Promise<ApiResult<true>> {
+    // A success counts as the campaign's first read (`last_read_at`); no document exists yet.
+    const read = await readTask(campaignId, client, taskId, null);
+    return read.ok ? ok(true) : fail(createReadRefusal(read.error));
+  }
+
+  /** Views built outside the read model (e.g. by the authority path) get the in-memory read time too. */
+  const withLastRead = (summary: CampaignSummary) => withLastReadAt(summary, lastReadAt.get(summary.campaign_id) ?? null);
+
+  /** Every `campaign` view an action answers carries `last_read_at`, whoever built it. */
+  function withLastReadIn(result: ApiResult<unknown>): ApiResult<unknown> {
+    if (!result.ok) return result;
+    const value = result.value as { campaign?: CampaignSummary } | null;
+    if (!value || typeof value !== 'object' || !value.campaign?.remote) return result;
+    return ok({ ...value, campaign: withLastRead(value.campaign) });
   }
 
   async function campaignAction(body: unknown): Promise<ApiResult<unknown>> {
@@ -359,7 +394,7 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
     if (entry.corrupt) {
       return fail(apiError('campaign_corrupt', `The campaign document failed closed (${entry.corrupt.code}); it is reported, never replaced.`));
     }
-    return queue.run(req.campaign_id, () => dispatch(req));
+    return withLastReadIn(await queue.run(req.campaign_id, () => dispatch(req)));
   }
 
   async function dispatch(req: CampaignActionBody): Promise<ApiResult<unknown>> {
@@ -426,7 +461,7 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
     if (!entry.taskId) return fail(apiError('action_not_allowed', 'The campaign has no remote task to observe yet.'));
     if (entry.paused) return fail(apiError('action_not_allowed', 'The campaign is paused; resume it to observe.'));
     const before = outboxSeq(campaignId);
-    const read = await readTask(campaignId, remote, entry.taskId);
+    const read = await readTask(campaignId, remote, entry.taskId, entry.contextId);
     let change: DocumentChange | null;
     if (read.ok) {
       change = await commit(campaignId, (doc) => applyObservation(doc, read.value, { controllerId: config.controllerId, now: now() }), null);

@@ -14,6 +14,7 @@ import { checkAuthority, checkMutationAllowed, checkStrings } from './guards.js'
 import { createHttpTransport, DEFAULT_HTTP_OPTIONS, type HttpTransport } from './http.js';
 import { readRpcReply, rpcBody } from './json-rpc.js';
 import { normalizeTask } from './normalize.js';
+import { checkAnswerIsAbout } from './remote-fields.js';
 import { authHeaders, buildSession, HEADER_SAFE_TOKEN, type Session } from './session.js';
 import type { TaskSnapshot } from './snapshot.js';
 import type { A2AClient, A2AClientOptions } from './types.js';
@@ -46,7 +47,8 @@ function openTarget(opts: A2AClientOptions): Target {
  */
 export function createA2AClient(opts: A2AClientOptions): A2AClient {
   const token = opts.token === '' ? undefined : opts.token;
-  const secrets: readonly string[] = token ? [token] : [];
+  // Our own credentials are redacted from everything the remote sends (it may echo them).
+  const secrets: readonly string[] = [...(token ? [token] : []), ...(opts.redact ?? []).filter((s) => s !== '')];
   const log: Logger = (opts.logger ?? silentLogger()).child({ component: 'a2a' });
   const target = openTarget(opts);
   let session: Session | undefined;
@@ -91,11 +93,20 @@ export function createA2AClient(opts: A2AClientOptions): A2AClient {
     return failed(method, kind, result);
   }
 
-  const caller: RpcCaller = { session: ensureSession, call };
+  const caller: RpcCaller = { session: ensureSession, call, secrets };
 
-  async function taskCall(s: Session, method: string, params: unknown, kind: 'read' | 'mutation'): Promise<Result<TaskSnapshot>> {
+  /** One task answer, normalized; it must be about `expected.taskId` (and its bound context, if given). */
+  async function taskCall(
+    s: Session,
+    method: string,
+    params: unknown,
+    kind: 'read' | 'mutation',
+    expected: { taskId: string; contextId?: string | null },
+  ): Promise<Result<TaskSnapshot>> {
     const result = await call(s, method, params, kind);
-    return result.ok ? failed(method, kind, normalizeTask(result.value, secrets)) : result;
+    if (!result.ok) return result;
+    const task = normalizeTask(result.value, secrets);
+    return failed(method, kind, task.ok ? checkAnswerIsAbout(task.value, expected) : task);
   }
 
   return {
@@ -104,12 +115,13 @@ export function createA2AClient(opts: A2AClientOptions): A2AClient {
       return s.ok ? ok(s.value.description) : s;
     },
 
-    async getTask(taskId: string): Promise<Result<TaskSnapshot>> {
+    async getTask(taskId: string, bound?: { contextId?: string | null }): Promise<Result<TaskSnapshot>> {
       if (typeof taskId !== 'string' || taskId === '') return refusedLocally('invalid_request', 'taskId must be a non-empty string');
-      if (session) return taskCall(session, session.dialect.methods.get, session.dialect.getTaskParams(taskId), 'read');
+      const expected = { taskId, contextId: bound?.contextId ?? null };
+      if (session) return taskCall(session, session.dialect.methods.get, session.dialect.getTaskParams(taskId), 'read', expected);
       const s = await ensureSession();
       if (!s.ok) return s;
-      return taskCall(s.value, s.value.dialect.methods.get, s.value.dialect.getTaskParams(taskId), 'read');
+      return taskCall(s.value, s.value.dialect.methods.get, s.value.dialect.getTaskParams(taskId), 'read', expected);
     },
 
     async submit(req): Promise<Result<TaskSnapshot>> {
@@ -141,7 +153,7 @@ export function createA2AClient(opts: A2AClientOptions): A2AClient {
       const allowed = checkMutationAllowed(s.value.description, 'cancel');
       if (!allowed.ok) return allowed;
       const { dialect } = s.value;
-      return taskCall(s.value, dialect.methods.cancel, dialect.cancelParams(taskId, checked.value), 'mutation');
+      return taskCall(s.value, dialect.methods.cancel, dialect.cancelParams(taskId, checked.value), 'mutation', { taskId });
     },
 
     control: createControlClient(caller),

@@ -10,7 +10,7 @@ import { agentCardSchema, selectEndpoint, type ProtocolVersion } from './card.js
 import type { ControlExtensionParams } from './control-contract.js';
 import { err, ok, remoteError, type RemoteError, type Result } from './errors.js';
 import type { RequestHeaders, HttpTransport } from './http.js';
-import { sanitizeRemoteText } from './sanitize.js';
+import { REMOTE_TEXT_CAPS, sanitizeRemoteText } from './sanitize.js';
 
 /** What the client learned about the remote; the probe prints most of it. */
 export interface RemoteDescription {
@@ -69,7 +69,7 @@ export async function discoverRemote(
     return ok({
       protocolVersion: endpoint.protocolVersion,
       rpcUrl: `${base.origin}${resolveRpcPath(base, endpoint.advertisedUrl)}`,
-      agentName: sanitizeRemoteText(card.data.name, secrets, 100),
+      agentName: sanitizeRemoteText(card.data.name, secrets, REMOTE_TEXT_CAPS.cardName),
       ...report,
     });
   }

@@ -9,6 +9,8 @@ export const REMOTE_ERROR_CODES = [
   'remote_http_status',
   'remote_rpc_error',
   'remote_malformed',
+  // Well-formed, but not acceptable: another task or context than asked for, an invalid identifier.
+  'remote_payload_invalid',
   'remote_too_large',
   'remote_redirect_refused',
   'remote_auth_failed',

@@ -19,7 +19,7 @@ export { CAPABILITY_NAMES, detectCapabilities, type CapabilityMap, type Capabili
 export { agentCardSchema, selectEndpoint, type AgentCard, type ProtocolVersion } from './card.js';
 export { normalizeTask, normalizeState } from './normalize.js';
 export { parseBaseUrl } from './base-url.js';
-export { sanitizeRemoteText } from './sanitize.js';
+export { isRemoteIdentifier, redactSecrets, REMOTE_TEXT_CAPS, sanitizeRemoteText } from './sanitize.js';
 export { LEASE_TTL_MAX_SECONDS, LEASE_TTL_MIN_SECONDS } from './guards.js';
 export * from './errors.js';
 export * from './snapshot.js';

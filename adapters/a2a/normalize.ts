@@ -8,11 +8,12 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { CONTROL_EXTENSION_URI } from './control-contract.js';
 import { err, ok, remoteError, type Result } from './errors.js';
-import { sanitizeRemoteText } from './sanitize.js';
+import { boundArtifacts, boundControl, checkTaskIdentity, payloadInvalid } from './remote-fields.js';
+import { REMOTE_TEXT_CAPS, remoteText, sanitizeRemoteText } from './sanitize.js';
 import { controlMetadataSchema, type NormalizedState, type TaskSnapshot } from './snapshot.js';
 
 /** Long enough to recognize a status line; short enough never to flood a prompt or a log. */
-export const EXCERPT_MAX = 500;
+export const EXCERPT_MAX = REMOTE_TEXT_CAPS.excerpt;
 
 const partSchema = z.object({ text: z.string().optional() });
 const messageSchema = z.object({ role: z.string(), parts: z.array(partSchema).default([]) });
@@ -78,20 +79,29 @@ function latestAgentText(task: z.infer<typeof wireTaskSchema>): string | null {
 const malformed = (sentence: string) => err(remoteError('remote_malformed', sentence, 'ambiguous'));
 
 /**
- * Normalizes one wire task. `secrets` are redacted from the excerpt (a remote may echo a credential).
+ * Normalizes one wire task through the remote-text boundary: ids validated, every string
+ * sanitized, `secrets` redacted (a remote may echo a credential), every field capped.
  * @example normalizeTask({id: 't', contextId: 'c', status: {state: 'TASK_STATE_WORKING'}}, []) // ok(snapshot)
  */
 export function normalizeTask(raw: unknown, secrets: readonly string[]): Result<TaskSnapshot> {
   const parsed = wireTaskSchema.safeParse(raw);
   if (!parsed.success) return malformed('the remote task does not have the shape of an A2A task');
   const task = parsed.data;
+  const identity = checkTaskIdentity(task, secrets);
+  if (!identity.ok) return identity;
 
   const block = task.metadata?.[CONTROL_EXTENSION_URI];
   let control: TaskSnapshot['control'] = null;
   if (block !== undefined && block !== null) {
     const controlParsed = controlMetadataSchema.safeParse(block);
     if (!controlParsed.success) return malformed('the remote task carries an invalid control-extension block');
-    control = controlParsed.data;
+    const bounded = boundControl(controlParsed.data, secrets);
+    if (!bounded.ok) return bounded;
+    // A lease covers a context: one reported for another context than the task's is not ours to read.
+    if (bounded.value.lease && bounded.value.lease.contextId !== task.contextId) {
+      return payloadInvalid('the remote task reports a lease on another context than its own');
+    }
+    control = bounded.value;
   }
 
   const text = latestAgentText(task);
@@ -99,8 +109,8 @@ export function normalizeTask(raw: unknown, secrets: readonly string[]): Result<
     id: task.id,
     contextId: task.contextId,
     state: normalizeState(task.status.state),
-    timestamp: task.status.timestamp ?? null,
-    artifacts: (task.artifacts ?? []).map((a) => ({ id: a.artifactId, name: a.name ?? null })),
+    timestamp: remoteText(task.status.timestamp, secrets, REMOTE_TEXT_CAPS.instant),
+    artifacts: boundArtifacts(task.artifacts ?? [], secrets),
     latestAgentMessageDigest: text === null ? null : createHash('sha256').update(text).digest('hex'),
     latestAgentMessageExcerpt: text === null ? null : sanitizeRemoteText(text, secrets, EXCERPT_MAX),
     control,

@@ -1,42 +1,102 @@
 /**
- * Remote text is untrusted: it may carry terminal escapes, bidi overrides that disguise what
- * an operator reads, or an echo of our own credential. Everything that came from the remote
- * and may reach an error, a log line or an excerpt goes through here first.
+ * The one boundary for remote text (docs/remote-text.md). Remote strings are untrusted: they
+ * may carry terminal escapes, bidi overrides that disguise what an operator reads, zero-width
+ * characters, an echo of our own credential, or megabytes of filler. Every string a remote
+ * sends (task fields, control metadata, artifacts, card, errors) goes through here before it
+ * becomes a value anyone else sees: the normalizer, the card reader and the error mapper call
+ * nothing else.
  * @module
  */
 
-/** C0/C1 controls and DEL: they end up as a space (they often separate words). */
+/** Per-field caps in UTF-16 code units (docs/remote-text.md says why each is what it is). */
+export const REMOTE_TEXT_CAPS = {
+  /** Task, context, attempt, artifact ids and the lease holder: a UUID is 36, a URN ~100. */
+  identifier: 128,
+  /** A stage is a short label ("training", "eval"); it appears twice in a STAGE_TRANSITION. */
+  stage: 64,
+  /** Enough to recognize a status line; short enough never to flood a prompt or a log. */
+  excerpt: 500,
+  artifactName: 128,
+  /** Artifacts kept per snapshot; a checkpointing run lists a handful. */
+  artifacts: 32,
+  /** The agent card's display name. */
+  cardName: 100,
+  /** A remote error message inside one of our sentences. */
+  errorText: 200,
+  /** ISO-8601 instants (timestamps, lease expiry): 24 in practice. */
+  instant: 40,
+} as const;
+
+
+/** C0/C1 controls, DEL and line/paragraph separators: they end up as a space (they often separate words). */
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g;
-/** Invisible format characters (zero-width, bidi controls, BOM): removed, since they hide in words. */
-const INVISIBLE_CHARS = /[\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff]+/g;
+/** Invisible format characters (zero-width, bidi controls and isolates, BOM): removed, since they hide in words. */
+const INVISIBLE_CHARS = /[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]+/g;
 /** ANSI escape sequences (CSI `ESC[...X` and OSC `ESC]...BEL`), removed whole so no `[2J` residue remains. */
 // eslint-disable-next-line no-control-regex
 const ANSI_SEQUENCES = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u009b[0-?]*[ -/]*[@-~]/g;
+/** Credential-shaped values whatever the configured secrets are: `Bearer x`, `X-API-KEY: x`, `x-api-key=x`. */
+const CREDENTIAL_SHAPES = /\b(bearer|basic)(\s+|%20|\+)[^\s"',;]+|\b(x[-_]?api[-_]?key|api[-_]?key|authorization)(["']?\s*[:=]\s*["']?|%3a|%3d)[^\s"',;]+/gi;
 const REDACTED = '[REDACTED]';
 
-export const ERROR_TEXT_MAX = 200;
+/** A secret shorter than this is not a credential (and redacting it would shred normal text). */
+const MIN_SECRET_LENGTH = 4;
 
-/** Replaces every occurrence of each secret; a secret shorter than 4 chars is not a credential. */
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * Replaces every occurrence of each secret (case-insensitively), then every credential-shaped
+ * value (`Bearer …`, `X-API-KEY: …`, `x-api-key=…`), whatever the token is.
+ */
 export function redactSecrets(text: string, secrets: readonly string[]): string {
   let out = text;
   for (const secret of secrets) {
-    if (secret.length >= 4 && out.includes(secret)) out = out.split(secret).join(REDACTED);
+    if (secret.length >= MIN_SECRET_LENGTH && out.toLowerCase().includes(secret.toLowerCase())) {
+      out = out.replace(new RegExp(escapeRegExp(secret), 'gi'), REDACTED);
+    }
   }
-  return out;
+  return out.replace(CREDENTIAL_SHAPES, (_m, scheme: string | undefined, _sp, header: string | undefined) =>
+    scheme ? `${scheme} ${REDACTED}` : `${header}: ${REDACTED}`,
+  );
 }
 
 /**
  * One safe line: secrets redacted, escapes and invisible characters removed, controls turned
  * into spaces, truncated to `max`. Redaction runs again after stripping, so a token split by
  * an invisible character (which would still read as the token) is caught too.
+ * @example sanitizeRemoteText('\u001b[31mhi\u202e Bearer abc', [], 64) // 'hi Bearer [REDACTED]'
  */
-export function sanitizeRemoteText(text: string, secrets: readonly string[], max = ERROR_TEXT_MAX): string {
+export function sanitizeRemoteText(text: string, secrets: readonly string[], max: number = REMOTE_TEXT_CAPS.errorText): string {
   // Redact the whole text first (a cut could leave half a token), then bound the work.
   const redacted = redactSecrets(text, secrets);
-  const head = redacted.length > max * 8 ? redacted.slice(0, max * 8) : redacted;
+  const head = redacted.length > max * 8 + 4096 ? redacted.slice(0, max * 8 + 4096) : redacted;
   const plain = head.replace(ANSI_SEQUENCES, '').replace(INVISIBLE_CHARS, '').replace(CONTROL_CHARS, ' ');
   const stripped = redactSecrets(plain, secrets);
   const line = stripped.replace(/\s+/g, ' ').trim();
-  return line.length <= max ? line : `${line.slice(0, Math.max(0, max - 1))}…`;
+  if (line.length <= max) return line;
+  // Never cut a surrogate pair in half (a lone surrogate is not valid UTF-8 on disk).
+  let cut = Math.max(0, max - 1);
+  if (cut > 0 && /[\ud800-\udbff]/.test(line[cut - 1] ?? '')) cut--;
+  return `${line.slice(0, cut)}…`;
+}
+
+/** A remote field that is optional text: sanitized and capped, and an empty result is null. */
+export function remoteText(value: string | null | undefined, secrets: readonly string[], max: number): string | null {
+  if (value === null || value === undefined) return null;
+  const clean = sanitizeRemoteText(value, secrets, max);
+  return clean === '' ? null : clean;
+}
+
+/**
+ * The identifiers we send back to a remote or compare for authority (task id, context id,
+ * lease holder): printable ASCII without spaces or quotes, at most 128. One that fails is
+ * never rewritten into something that looks valid; the whole answer is refused instead.
+ */
+const IDENTIFIER = /^[A-Za-z0-9._:@+/=~#-]+$/;
+
+/** True when `value` may serve as an identifier as is: charset, length, and not a credential. */
+export function isRemoteIdentifier(value: string, secrets: readonly string[]): boolean {
+  if (value.length === 0 || value.length > REMOTE_TEXT_CAPS.identifier || !IDENTIFIER.test(value)) return false;
+  return redactSecrets(value, secrets) === value;
 }

@@ -20,6 +20,8 @@ export interface A2AClientOptions {
   logger?: Logger;
   /** Keep-alive sockets to the remote, default 64. */
   connections?: number;
+  /** Other configured secrets (e.g. our own API key) to redact from anything the remote sends. */
+  redact?: readonly string[];
   /** Called after every JSON-RPC request with its method, `ok` or the error code, and seconds. */
   onRequest?: (method: string, outcome: string, seconds: number) => void;
 }
@@ -78,8 +80,12 @@ export interface A2AControl {
 export interface A2AClient {
   /** Reads the agent card once; later calls return the cached description. */
   discover(): Promise<Result<RemoteDescription>>;
-  /** The heartbeat's one request: compact status, lease readback included when the remote has it. */
-  getTask(taskId: string): Promise<Result<TaskSnapshot>>;
+  /**
+   * The heartbeat's one request: compact status, lease readback included when the remote has it.
+   * An answer about another task, or (when `bound.contextId` is given) in another context, is
+   * `remote_payload_invalid`: a failed read, never adopted.
+   */
+  getTask(taskId: string, bound?: { contextId?: string | null }): Promise<Result<TaskSnapshot>>;
   /** Starts a new attempt without waiting for it (non-blocking send). Fenced. */
   submit(req: SubmitRequest): Promise<Result<TaskSnapshot>>;
   /** Fenced cancel of one task. */

@@ -200,7 +200,8 @@ describe('campaign routes', () => {
       attention: 'idle',
       paused: false,
       corrupt: false,
-      remote: { task_id: taskId, context_id: null, state: null, stage: null, attempt: null, observed_at: null },
+      // Create read the task once to verify it: that read is the first `last_read_at`.
+      remote: { task_id: taskId, context_id: null, state: null, stage: null, attempt: null, observed_at: null, last_read_at: expect.any(String) },
       lease: { mode: 'observer', epoch: null, expires_at: null },
       pending_question: null,
       open_intent: null,
@@ -216,13 +217,17 @@ describe('campaign routes', () => {
     const got = await f.post('campaigns', { action: 'get', campaign_id: 'c1' });
     expect(got.json).toEqual({
       ok: true,
-      campaign: { ...summary, remote: { task_id: taskId, context_id: expect.any(String), state: 'working', stage: 'prepare', attempt: 1, observed_at: expect.any(String) } },
+      campaign: {
+        ...summary,
+        remote: { task_id: taskId, context_id: expect.any(String), state: 'working', stage: 'prepare', attempt: 1, observed_at: expect.any(String), last_read_at: expect.any(String) },
+      },
       events: [],
     });
     const listed = await f.post('campaigns', { action: 'list' });
     expect(listed.json).toEqual({ ok: true, campaigns: [got.json.campaign] });
 
-    for (let i = 0; i < 3; i++) await f.post('campaign_action', { campaign_id: 'c1', action: 'observe' });
+    // Create's verifying read was poll 1, so two more observes reach `train`.
+    for (let i = 0; i < 2; i++) await f.post('campaign_action', { campaign_id: 'c1', action: 'observe' });
     const status = await f.post('status', {});
     expect(status.json).toEqual({ ok: true, campaigns: [expect.objectContaining({ campaign_id: 'c1' })], events: [expect.any(Object)] });
     expect((status.json.events as unknown[])[0]).toEqual({
@@ -254,8 +259,8 @@ describe('GET /metrics', () => {
   it('exposes the heartbeat, store, model, event and remote-latency series', async () => {
     const [taskId] = f.sim.createTasks(1, 'training');
     await f.post('campaigns', { action: 'create', campaign_id: 'c1', objective: 'o', remote_task_id: taskId });
-    // P=2: observes 1-3 reach `train` (one transition); the sweep's read is noise only.
-    for (let i = 0; i < 3; i++) await f.post('campaign_action', { campaign_id: 'c1', action: 'observe' });
+    // P=2: create's read and observes 1-2 reach `train` (one transition); the sweep's read is noise only.
+    for (let i = 0; i < 2; i++) await f.post('campaign_action', { campaign_id: 'c1', action: 'observe' });
     await f.supervisor.sweep();
 
     const a = await f.raw(`${f.base}/metrics`, { headers: { authorization: `Bearer ${KEY}` } });

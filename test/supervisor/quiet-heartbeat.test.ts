@@ -61,8 +61,8 @@ describe('an unchanged heartbeat', () => {
     expect(supervisor.status().events).toEqual([]);
     const after = await Promise.all(ids.map((_, i) => stat(documentPath(stateRoot, `steady-${i}`)).then((s) => s.mtimeMs)));
     expect(after).toEqual(mtimes);
-    // Each unchanged tick cost exactly one remote request.
-    expect(sim.stats().requests.GetTask).toBe(N * 6);
+    // Each unchanged tick cost exactly one remote request (plus create's one verifying read).
+    expect(sim.stats().requests.GetTask).toBe(N * 7);
   });
 });
 
@@ -74,7 +74,8 @@ describe('routine remote stdout', () => {
     const [taskId] = sim.createTasks(1, 'training');
     await attach(supervisor, 'train-1', taskId!);
 
-    // Poll 1 lands in `prepare`; each stage lasts 4 polls; poll 13 completes. Then keep going.
+    // Create's verifying read is poll 1; sweep 1 (poll 2) lands in `prepare`; each stage lasts
+    // 4 polls; poll 13 (sweep 12) completes. Then keep going.
     const writesAt: number[] = [];
     const stages: (string | null)[] = [];
     for (let poll = 1; poll <= 20; poll++) {
@@ -85,7 +86,7 @@ describe('routine remote stdout', () => {
     }
     expect(sim.task(taskId!)!.state).toBe('completed');
     // Writes only at material polls: first sight, the two stage boundaries, the completion.
-    expect(writesAt).toEqual([1, 5, 9, 13]);
+    expect(writesAt).toEqual([1, 4, 8, 12]);
 
     const events = eventsOf(supervisor, 'train-1');
     expect(events.map((e) => e.kind)).toEqual(['STAGE_TRANSITION', 'STAGE_TRANSITION', 'ATTEMPT_COMPLETED']);

@@ -1,0 +1,126 @@
+/**
+ * The worst case of docs/remote-text.md, computed by running it: a remote that makes every
+ * tick material and every field as large as the caps allow (3-byte UTF-8 characters, a new
+ * stage, attempt, question and 32 new artifacts per read, read-failure streaks in between),
+ * for far longer than any retention. The document stays under the documented bound, and the
+ * keys, fingerprint and outbox stay within their own caps.
+ */
+import { describe, expect, it } from 'vitest';
+import { CONTROL_EXTENSION_URI } from '../../adapters/a2a/control-contract.js';
+import { normalizeTask } from '../../adapters/a2a/normalize.js';
+import { newCampaignDocument, parseCampaignDocument, PUBLISHED_KEY_RETENTION, type CampaignDocument } from '../../persistence/campaign-document.js';
+import { appendPublicEvents, OUTBOX_EVENT_BYTES } from '../../persistence/outbox.js';
+import { initialMachine } from '../../services/campaign-actor.js';
+import { DEDUPE_KEY_MAX, dedupeKey } from '../../services/dedupe-key.js';
+import { materialFingerprint } from '../../services/fingerprint.js';
+import { applyObservation, applyReadFailure } from '../../services/observation.js';
+
+const DOCUMENT_BOUND_BYTES = 256 * 1024;
+const WIDE = '語'; // 3 bytes in UTF-8: the most a sanitized BMP character costs on disk
+
+const STATES = ['TASK_STATE_WORKING', 'TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_COMPLETED', 'TASK_STATE_INPUT_REQUIRED'];
+
+function hostileWire(n: number) {
+  const wide = (label: string, len: number) => `${label}${n}${WIDE.repeat(len)}`;
+  return {
+    id: 'task-A',
+    contextId: 'ctx-A',
+    status: { state: STATES[n % STATES.length], message: { role: 'ROLE_AGENT', parts: [{ text: wide('q', 100_000) }] } },
+    artifacts: Array.from({ length: 64 }, (_, i) => ({ artifactId: wide(`a${i}-`, 1000), name: wide('n', 1000) })),
+    metadata: { [CONTROL_EXTENSION_URI]: { revision: n, stage: wide('s', 1000), attempt: n, attemptId: wide('t', 1000), lease: null } },
+  };
+}
+
+const size = (doc: CampaignDocument) => Buffer.byteLength(`${JSON.stringify(doc)}\n`);
+
+describe('the document bound', () => {
+  it('holds whatever a remote sends, for longer than any retention', () => {
+    // The longest campaign id and objective an operator may give: the bound includes them.
+    const campaignId = `c${'x'.repeat(127)}`;
+    let doc: CampaignDocument = {
+      ...newCampaignDocument({ campaignId, objective: WIDE.repeat(4000), createdAt: '2030-01-01T00:00:00.000Z', remote: { taskId: 'task-A', contextId: null, attached: true } }),
+      machine: initialMachine({ campaignId, controllerId: 'argus-openoperator', maxAttempts: 3 }),
+    };
+    let clock = Date.parse('2030-01-01T00:00:00.000Z');
+    let largest = 0;
+    let written = 0;
+    for (let n = 1; n <= 1500; n++) {
+      clock += 1000;
+      const now = new Date(clock);
+      if (n % 7 === 0) {
+        // A streak of three failures of each kind: one CRITICAL each, with long campaign-scoped keys.
+        for (const code of ['remote_timeout', 'task_not_found', 'remote_payload_invalid']) {
+          for (let i = 0; i < 3; i++) doc = applyReadFailure(doc, { code }, { controllerId: 'argus-openoperator', now, cadenceMs: 60_000 }).doc;
+        }
+      }
+      const snapshot = normalizeTask(hostileWire(n), []);
+      if (!snapshot.ok) throw new Error(snapshot.error.message);
+      const change = applyObservation(doc, snapshot.value, { controllerId: 'argus-openoperator', now });
+      if (change) {
+        doc = change.doc;
+        written++;
+      }
+      largest = Math.max(largest, size(doc));
+    }
+    expect(written).toBeGreaterThan(1400);
+    expect(doc.outbox.nextSeq).toBeGreaterThan(1000);
+    expect(doc.outbox.publishedKeys).toHaveLength(PUBLISHED_KEY_RETENTION);
+    for (const key of doc.outbox.publishedKeys) expect(key.length).toBeLessThanOrEqual(DEDUPE_KEY_MAX);
+    expect(Buffer.byteLength(JSON.stringify(doc.outbox.events))).toBeLessThanOrEqual(OUTBOX_EVENT_BYTES + 2);
+    expect(parseCampaignDocument(JSON.parse(JSON.stringify(doc))).ok).toBe(true);
+    expect(largest).toBeLessThan(DOCUMENT_BOUND_BYTES);
+  });
+});
+
+describe('dedupe keys', () => {
+  it.each([
+    ['plain identifiers stay readable', ['stage', 'task-1', '#1', 'train'], 'stage:task-1:#1:train'],
+    ['null parts read as -', ['state', 'task-1', '-', 'working', null], 'state:task-1:-:working:-'],
+    ['numbers', ['lease', 'ctx-1', 'rival', 8], 'lease:ctx-1:rival:8'],
+  ])('%s', (_name, [prefix, ...parts], expected) => {
+    expect(dedupeKey(prefix as string, ...(parts as (string | number | null)[]))).toBe(expected);
+  });
+
+  it.each([
+    ['a part with a space', 'stage [REDACTED] x'],
+    ['a part with a separator', 'a:b'],
+    ['a part with non-ASCII', 'étape'],
+    ['a long part', 'x'.repeat(65)],
+    ['a 200 KB part', 'y'.repeat(200 * 1024)],
+  ])('%s becomes a digest of bounded length', (_name, part) => {
+    const key = dedupeKey('stage', 'task-1', '#1', part);
+    expect(key).toMatch(/^stage:~[0-9a-f]{32}$/);
+    expect(key).not.toBe(dedupeKey('stage', 'task-1', '#1', `${part}2`));
+    expect(dedupeKey('stage', 'task-1', '#1', part)).toBe(key);
+  });
+
+  it('a key too long as a whole is a digest too', () => {
+    expect(dedupeKey('observed', 'a'.repeat(40), 'b'.repeat(40))).toMatch(/^observed:~[0-9a-f]{32}$/);
+  });
+});
+
+describe('the material fingerprint', () => {
+  it('is a fixed-size sha256 whatever the snapshot holds', () => {
+    const small = normalizeTask(hostileWire(1), []);
+    const big = normalizeTask({ ...hostileWire(2), artifacts: [] }, []);
+    if (!small.ok || !big.ok) throw new Error('fixture');
+    expect(materialFingerprint(small.value)).toMatch(/^[0-9a-f]{64}$/);
+    expect(materialFingerprint(big.value)).toMatch(/^[0-9a-f]{64}$/);
+    expect(materialFingerprint(small.value)).not.toBe(materialFingerprint(big.value));
+  });
+});
+
+describe('the outbox byte budget', () => {
+  it('trims the oldest events past OUTBOX_EVENT_BYTES, keeps ids monotonic and the newest event', () => {
+    let doc = newCampaignDocument({ campaignId: 'c1', objective: 'o', createdAt: '2030-01-01T00:00:00.000Z' });
+    for (let i = 0; i < 150; i++) {
+      doc = appendPublicEvents(doc, [{ kind: 'NEEDS_YOU', dedupeKey: `k${i}`, summary: WIDE.repeat(1000) }], '2030-01-01T00:00:00.000Z').doc;
+    }
+    const events = doc.outbox.events;
+    expect(Buffer.byteLength(JSON.stringify(events))).toBeLessThanOrEqual(OUTBOX_EVENT_BYTES + 2);
+    expect(events.length).toBeLessThan(150);
+    expect(events[events.length - 1]!.seq).toBe(150);
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => 150 - events.length + 1 + i));
+    expect(doc.outbox.publishedKeys).toHaveLength(150);
+  });
+});
