@@ -72,6 +72,9 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
   const now = opts.now ?? (() => new Date());
   const metrics = opts.metrics ?? createMetrics();
   const readModel: ReadModel = createReadModel();
+  metrics.countCampaignsFrom(function* () {
+    for (const c of readModel.getSnapshot().context.campaigns.values()) yield { authority: c.state, attention: c.attention };
+  });
   const entries = new Map<string, CampaignEntry>();
   // Serializes a tick and an operator action on one campaign inside this process.
   const queue = new KeyedMutex();
