@@ -81,12 +81,18 @@ async function acquire(options: StateRootOwnershipOptions): Promise<OwnershipLea
       acquiredAt: new Date().toISOString(),
       releasedAt: null,
     };
-    await file.write(record);
+    // Marked held before the mutex opens, so a second start() in this process sees it.
+    heldHere.add(root);
+    try {
+      await file.write(record);
+    } catch (error) {
+      heldHere.delete(root);
+      throw error;
+    }
     return record;
   });
   if (!decided.ok) return decided.refusal;
   if ('ok' in decided.value) return decided.value;
-  heldHere.add(root);
   return holdLease(root, file, decided.value, options);
 }
 
