@@ -72,4 +72,31 @@ describe('every grant is a new epoch', () => {
     expect(stats.mutationsApplied.submit).toBe(0);
     expect(stats.staleMutationsRejected).toBeGreaterThanOrEqual(1);
   });
+
+  it('a fenced mutation the first installation tries before its next tick is refused on the fresh readback: nothing sent, control lost once', async () => {
+    world = await authorityWorld();
+    const taskId = await attached(world, 'c1');
+    const claimedA = await world.act({ campaign_id: 'c1', action: 'claim' });
+    const epochA = claimedA.value.lease.epoch as number;
+
+    secondRoot = await mkdtemp(join(tmpdir(), 'argus-authority-b-'));
+    second = await createSupervisor({
+      config: loadConfig({ ARGUS_SUPERVISOR_ENABLED: '1', OPENTRAINING_A2A_URL: world.sim.url, ARGUS_SUPERVISOR_STATE_ROOT: secondRoot, ARGUS_SUPERVISOR_HEARTBEAT_SECONDS: '60' }),
+    });
+    await second.start({ heartbeat: false, initialSweep: false });
+    await second.campaigns({ action: 'create', campaign_id: 'c1', objective: 'same task', remote_task_id: taskId });
+    await second.observe('c1');
+    expect(((await second.campaignAction({ campaign_id: 'c1', action: 'claim' })) as { ok: boolean }).ok).toBe(true);
+
+    // A has not read since: it still believes it controls. Its pre-send readback shows B's epoch.
+    const intervened = await world.act({ campaign_id: 'c1', action: 'intervene', epoch: epochA, instruction: 'lower the learning rate' });
+    expect(intervened.error?.code).toBe('lease_not_held');
+    const stats = world.sim.stats();
+    expect(stats.mutationsApplied.intervene).toBe(0);
+    expect(stats.staleMutationsApplied).toBe(0);
+    expect((await world.campaign('c1')).state).toBe('control-lost');
+    expect(criticals(world.supervisor, 'c1')).toBe(1);
+    await world.act({ campaign_id: 'c1', action: 'observe' });
+    expect(criticals(world.supervisor, 'c1')).toBe(1);
+  });
 });
