@@ -12,6 +12,6 @@ const program = new Command()
   .description('Supervises long-running remote training campaigns over A2A.')
   .version(readPackageVersion());
 
-registerCommands(program);
+await registerCommands(program);
 
 await program.parseAsync(process.argv);

@@ -24,7 +24,7 @@ import { DurableJsonFile, isTempFileName, syncDirectory } from './durable-json-a
 import { KeyedMutex } from './keyed-mutex.js';
 import { isFailClosed, readDocument, type DocumentRead, type FailClosedCode } from './read-document.js';
 import { PersistenceError, describeError, failure, isPersistenceError, type StoreErrorCode, type StoreFailure } from './store-errors.js';
-import { storeLayout, type StoreLayout } from './store-layout.js';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, ensurePrivateLayout, storeLayout, type StoreLayout } from './store-layout.js';
 
 /** Structurally satisfied by a pino logger. */
 export interface StoreLogger {
@@ -73,11 +73,9 @@ export interface CampaignStore {
 const ORPHAN_TEMP_AGE_MS = 10 * 60 * 1000;
 
 export async function openCampaignStore(options: CampaignStoreOptions): Promise<CampaignStore> {
-  await fsp.mkdir(options.root, { recursive: true });
+  await fsp.mkdir(options.root, { recursive: true, mode: PRIVATE_DIR_MODE });
   const layout = storeLayout(await fsp.realpath(options.root));
-  for (const dir of [layout.campaignsDir, layout.eventsDir, layout.locksDir, layout.corruptDir]) {
-    await fsp.mkdir(dir, { recursive: true });
-  }
+  await ensurePrivateLayout(layout);
   await syncDirectory(fsp, layout.root);
   const store = new FileCampaignStore(layout, options);
   await store.sweepOrphanTempFiles();
@@ -220,7 +218,7 @@ class FileCampaignStore implements CampaignStore {
   private async projectEvents(id: string, events: PublicEvent[]): Promise<void> {
     if (events.length === 0) return;
     const lines = events.map((event) => `${JSON.stringify(event)}\n`).join('');
-    await fsp.appendFile(this.layout.eventsPath(id), lines, 'utf8').catch((error: unknown) => {
+    await fsp.appendFile(this.layout.eventsPath(id), lines, { encoding: 'utf8', mode: PRIVATE_FILE_MODE }).catch((error: unknown) => {
       this.options.logger?.warn({ campaignId: id, reason: describeError(error) }, 'event projection append failed');
     });
   }

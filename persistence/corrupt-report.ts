@@ -49,6 +49,6 @@ export async function reportCorruptDocument(input: ReportInput): Promise<string 
     sha256,
     note: 'The document was left untouched. The campaign stays out of service until an operator repairs or removes it.',
   };
-  await new DurableJsonFile<CorruptReport>(reportPath, { mode: 0o644 }).write(report);
+  await new DurableJsonFile<CorruptReport>(reportPath, { mode: 0o600 }).write(report);
   return reportPath;
 }

@@ -17,3 +17,5 @@ export * from './store-errors.js';
 export type { StoreLayout } from './store-layout.js';
 export { DEFAULT_LOCK_SETTINGS, MIN_LOCK_STALE_MS, type LockSettings } from './campaign-lock.js';
 export * from './wake-requests.js';
+export * from './ownership.js';
+export { OWNER_STALE_MS, stateRootOwnership, type StateRootOwnershipOptions } from './owner-lock.js';

@@ -6,8 +6,12 @@
  *   <root>/events/<id>.jsonl      append-only diagnostic projection of public events
  *   <root>/locks/<id>.lock/       proper-lockfile lock directory while a writer holds it
  *   <root>/corrupt/<id>.json      report on a document that failed closed
+ *
+ * Everything under the root is operator state that may quote remote text: folders are 0700
+ * and files 0600, including what an older version left 0755/0644 (fixed when the store opens).
  * @module
  */
+import * as fsp from 'node:fs/promises';
 import path from 'node:path';
 import { documentFileName } from './campaign-id.js';
 
@@ -40,4 +44,23 @@ export function storeLayout(realRoot: string): StoreLayout {
     lockPath: (id) => path.join(locksDir, `${id}.lock`),
     corruptReportPath: (id) => path.join(corruptDir, `${id}.json`),
   };
+}
+
+export const PRIVATE_DIR_MODE = 0o700;
+export const PRIVATE_FILE_MODE = 0o600;
+
+/**
+ * Creates the store's folders owner-only and tightens existing ones, and the diagnostic files
+ * in them (`events/*.jsonl`, `corrupt/*`), which older versions wrote world-readable.
+ */
+export async function ensurePrivateLayout(layout: StoreLayout): Promise<void> {
+  for (const dir of [layout.campaignsDir, layout.eventsDir, layout.locksDir, layout.corruptDir]) {
+    await fsp.mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+    await fsp.chmod(dir, PRIVATE_DIR_MODE);
+  }
+  for (const dir of [layout.eventsDir, layout.corruptDir]) {
+    for (const entry of await fsp.readdir(dir, { withFileTypes: true })) {
+      if (entry.isFile()) await fsp.chmod(path.join(dir, entry.name), PRIVATE_FILE_MODE);
+    }
+  }
 }

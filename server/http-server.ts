@@ -28,8 +28,8 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
     // Per-request lines would carry headers; errors are logged by the handlers that see them.
     logController: new LogController({ disableRequestLogging: true }),
   });
-  const isAuthorized = createKeyCheck(opts.apiKey);
   const { supervisor } = opts;
+  const isAuthorized = createKeyCheck(opts.apiKey, { counter: supervisor.metrics.authFailures, logger: opts.logger.child({ component: 'auth' }) });
 
   app.setErrorHandler((error: { statusCode?: number; code?: string; message?: string; stack?: string }, req, reply) => {
     // Fastify's own parse/size errors become our stable shape; nothing from the body is echoed.

@@ -1,16 +1,28 @@
 /**
  * Configuration from the environment, validated once at start-up with zod. A bad value
- * fails with one clear line per problem and never echoes a secret back.
- * Names follow the original plugin (docs/configuration.md lists them all).
+ * fails with one line per problem, each with a stable code (`code: sentence`), and never
+ * echoes a value back. Weak settings are refused here, not discovered later: a short or
+ * blank API key, no key on a network address, ENABLED with no URL, a URL that could carry a
+ * credential. Names follow the original plugin (docs/configuration.md lists them all).
  * @module
  */
+import { isIP } from 'node:net';
 import { resolve, relative, isAbsolute, join } from 'node:path';
 import { z } from 'zod';
+import { urlCredentialProblem } from '../adapters/a2a/base-url.js';
 
+/** Values that turn a flag on; `0 false no off ''` (or unset) turn it off; anything else is refused. */
+export const FLAG_ON_VALUES = ['1', 'true', 'yes', 'on'] as const;
+const FLAG_OFF_VALUES = ['0', 'false', 'no', 'off', ''] as const;
 const flag = z
-  .enum(['0', '1', 'true', 'false', 'yes', 'no', 'on', 'off', ''])
+  .enum([...FLAG_ON_VALUES, ...FLAG_OFF_VALUES], { message: `must be one of ${FLAG_ON_VALUES.join(', ')} (on) or ${FLAG_OFF_VALUES.slice(0, -1).join(', ')} (off)` })
   .default('0')
-  .transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
+  .transform((v) => (FLAG_ON_VALUES as readonly string[]).includes(v));
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** Shortest API key accepted: 16 characters is 96 bits of base64, out of reach of guessing online. */
+export const MIN_API_KEY_LENGTH = 16;
 
 const boundedInt = (name: string, min: number, max: number, dflt: number) =>
   z
@@ -27,29 +39,7 @@ const boundedInt = (name: string, min: number, max: number, dflt: number) =>
 
 const envSchema = z.object({
   ARGUS_SUPERVISOR_ENABLED: flag,
-  OPENTRAINING_A2A_URL: z
-    .string()
-    .optional()
-    .superRefine((v, ctx) => {
-      if (v === undefined || v === '') return;
-      let url: URL;
-      try {
-        url = new URL(v);
-      } catch {
-        ctx.addIssue({ code: 'custom', message: 'OPENTRAINING_A2A_URL is not a valid URL' });
-        return;
-      }
-      if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-        ctx.addIssue({ code: 'custom', message: 'OPENTRAINING_A2A_URL must be http(s)' });
-      }
-      // A token in the URL would travel into logs and proxies; the token has its own variable.
-      if (url.username || url.password || url.search || /\/t-[^/]+/.test(url.pathname)) {
-        ctx.addIssue({
-          code: 'custom',
-          message: 'OPENTRAINING_A2A_URL must not embed a credential (use OPENTRAINING_A2A_TOKEN)',
-        });
-      }
-    }),
+  OPENTRAINING_A2A_URL: z.string().optional(),
   OPENTRAINING_A2A_TOKEN: z.string().optional(),
   OPENTRAINING_A2A_PROJECT: z.string().max(200).optional(),
   ARGUS_SUPERVISOR_CONTROLLER_ID: z
@@ -68,6 +58,7 @@ const envSchema = z.object({
   ARGUS_SUPERVISOR_SOCKET: z.string().optional(),
   PORT: boundedInt('PORT', 0, 65_535, 7860),
   HOST: z.string().default('127.0.0.1'),
+  LOG_LEVEL: z.enum(LOG_LEVELS, { message: `LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
 });
 
 /** Where the API key came from, for diagnostics that never reveal it. */
@@ -92,41 +83,121 @@ export interface SupervisorConfig {
   apiKey: string | null;
   apiKeySource: TokenSource;
   listen: { kind: 'tcp'; host: string; port: number } | { kind: 'unix'; path: string };
+  logLevel: (typeof LOG_LEVELS)[number];
+}
+
+/** Stable codes of start-up configuration problems (docs/configuration.md). */
+export type ConfigProblemCode =
+  | 'config_invalid'
+  | 'log_level_invalid'
+  | 'api_key_weak'
+  | 'api_key_required'
+  | 'a2a_url_required'
+  | 'a2a_url_invalid'
+  | 'a2a_url_credential';
+
+export interface ConfigProblem {
+  code: ConfigProblemCode;
+  /** One sentence that names the variable and never contains its value. */
+  message: string;
 }
 
 export class ConfigError extends Error {
   readonly code = 'config_invalid';
-  constructor(readonly problems: string[]) {
-    super(problems.join('\n'));
+  constructor(readonly issues: ConfigProblem[]) {
+    super(issues.map((i) => i.message).join('\n'));
+  }
+  /** The sentences alone. */
+  get problems(): string[] {
+    return this.issues.map((i) => i.message);
+  }
+  /** One `code: sentence` line per problem, as `serve` prints them. */
+  lines(): string[] {
+    return this.issues.map((i) => `${i.code}: ${i.message}`);
   }
 }
 
+const LOOPBACK_NAMES = new Set(['localhost', 'ip6-localhost', 'ip6-loopback']);
+
+/** True for 127.0.0.0/8, ::1 and the loopback names: only this machine can connect. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  if (LOOPBACK_NAMES.has(h)) return true;
+  if (isIP(h) === 4) return h.startsWith('127.');
+  if (isIP(h) === 6) return h === '::1' || /^::ffff:127\./.test(h) || h === '0:0:0:0:0:0:0:1';
+  return false;
+}
+
+/** A key no client can send (blank, whitespace, control characters) or one short enough to guess. */
+function apiKeyWeak(key: string): boolean {
+  return key.length < MIN_API_KEY_LENGTH || /[\s\p{Cc}]/u.test(key);
+}
+
+function a2aUrlProblem(raw: string, token: string | undefined): ConfigProblem | null {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return { code: 'a2a_url_invalid', message: 'OPENTRAINING_A2A_URL is not a valid URL' };
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return { code: 'a2a_url_invalid', message: 'OPENTRAINING_A2A_URL must be http(s)' };
+  // The same predicate the client applies before its first request, here at start-up.
+  if (urlCredentialProblem(url, raw, token || undefined)) {
+    return { code: 'a2a_url_credential', message: 'OPENTRAINING_A2A_URL must not embed a credential (use OPENTRAINING_A2A_TOKEN)' };
+  }
+  return null;
+}
+
 /**
- * Parses and validates the environment. Throws ConfigError whose message is one line per
- * problem; no line contains a value from the environment.
+ * Parses and validates the environment. Throws ConfigError with every problem at once, one
+ * coded line each; no line contains a value from the environment.
  * @example
  * const config = loadConfig(process.env);
  */
 export function loadConfig(env: NodeJS.ProcessEnv): SupervisorConfig {
-  const parsed = envSchema.safeParse(env);
-  const problems: string[] = [];
+  let parsed = envSchema.safeParse(env);
+  const problems: ConfigProblem[] = [];
   if (!parsed.success) {
+    const bad = new Set<string>();
     for (const issue of parsed.error.issues) {
       const key = String(issue.path[0] ?? 'environment');
-      problems.push(issue.message.startsWith(key) ? issue.message : `${key}: ${issue.message}`);
+      bad.add(key);
+      const message = issue.message.startsWith(key) ? issue.message : `${key}: ${issue.message}`;
+      problems.push({ code: key === 'LOG_LEVEL' ? 'log_level_invalid' : 'config_invalid', message });
     }
-    throw new ConfigError(problems);
+    // Check the rest with the bad values left out, so every problem is reported at once.
+    parsed = envSchema.safeParse(Object.fromEntries(Object.entries(env).filter(([k]) => !bad.has(k))));
+    if (!parsed.success) throw new ConfigError(problems);
   }
   const e = parsed.data;
   const stateRoot = resolve(e.ARGUS_SUPERVISOR_STATE_ROOT);
   const argusHome = resolve(e.ARGUS_SUPERVISOR_ARGUS_HOME ?? join(stateRoot, 'argus-home'));
   const rel = relative(stateRoot, argusHome);
   if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) {
-    problems.push('ARGUS_SUPERVISOR_ARGUS_HOME must be a folder under ARGUS_SUPERVISOR_STATE_ROOT');
+    problems.push({ code: 'config_invalid', message: 'ARGUS_SUPERVISOR_ARGUS_HOME must be a folder under ARGUS_SUPERVISOR_STATE_ROOT' });
   }
   // Renewal rides on the heartbeat: a lease shorter than two beats would lapse between them.
   if (e.ARGUS_SUPERVISOR_LEASE_TTL_SECONDS < 2 * e.ARGUS_SUPERVISOR_HEARTBEAT_SECONDS) {
-    problems.push('ARGUS_SUPERVISOR_LEASE_TTL_SECONDS must be at least twice ARGUS_SUPERVISOR_HEARTBEAT_SECONDS so the heartbeat can renew it');
+    problems.push({
+      code: 'config_invalid',
+      message: 'ARGUS_SUPERVISOR_LEASE_TTL_SECONDS must be at least twice ARGUS_SUPERVISOR_HEARTBEAT_SECONDS so the heartbeat can renew it',
+    });
+  }
+  const url = e.OPENTRAINING_A2A_URL ?? '';
+  if (url !== '') {
+    const problem = a2aUrlProblem(url, e.OPENTRAINING_A2A_TOKEN);
+    if (problem) problems.push(problem);
+  } else if (e.ARGUS_SUPERVISOR_ENABLED) {
+    problems.push({ code: 'a2a_url_required', message: 'ARGUS_SUPERVISOR_ENABLED is on but OPENTRAINING_A2A_URL is not set' });
+  }
+  const key = e.ARGUS_SUPERVISOR_API_KEY;
+  if (key !== undefined && key !== '' && apiKeyWeak(key)) {
+    problems.push({
+      code: 'api_key_weak',
+      message: `ARGUS_SUPERVISOR_API_KEY must be at least ${MIN_API_KEY_LENGTH} characters with no whitespace or control characters`,
+    });
+  } else if ((key === undefined || key === '') && !e.ARGUS_SUPERVISOR_SOCKET && !isLoopbackHost(e.HOST)) {
+    problems.push({ code: 'api_key_required', message: 'ARGUS_SUPERVISOR_API_KEY is required when HOST is not a loopback address' });
   }
   if (problems.length) throw new ConfigError(problems);
   const blank = (v: string | undefined) => (v === undefined || v === '' ? null : v);
@@ -150,5 +221,6 @@ export function loadConfig(env: NodeJS.ProcessEnv): SupervisorConfig {
     listen: e.ARGUS_SUPERVISOR_SOCKET
       ? { kind: 'unix', path: e.ARGUS_SUPERVISOR_SOCKET }
       : { kind: 'tcp', host: e.HOST, port: e.PORT },
+    logLevel: e.LOG_LEVEL,
   };
 }

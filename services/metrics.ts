@@ -14,11 +14,18 @@ export interface SupervisorMetrics {
   publicEvents: Counter<'kind'>;
   wakeRequests: Counter<'target'>;
   remoteRequestSeconds: Histogram<'method' | 'outcome'>;
-  campaigns: Gauge<'state'>;
+  campaigns: Gauge<'authority' | 'attention'>;
+  authFailures: Counter<'reason'>;
+  /**
+   * Where the campaigns gauge reads its samples at scrape time: one per (authority, attention)
+   * combination that has campaigns now, so a combination that emptied disappears.
+   */
+  countCampaignsFrom(source: () => Iterable<{ authority: string; attention: string }>): void;
 }
 
 export function createMetrics(opts: { defaultMetrics?: boolean } = {}): SupervisorMetrics {
   const registry = new Registry();
+  let campaignSource: () => Iterable<{ authority: string; attention: string }> = () => [];
   if (opts.defaultMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: 'argus_supervisor_' });
   const m: SupervisorMetrics = {
     registry,
@@ -60,14 +67,36 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Supervis
     }),
     campaigns: new Gauge({
       name: 'argus_supervisor_campaigns',
-      help: 'Campaigns by authority state.',
-      labelNames: ['state'],
+      help: 'Campaigns by authority state and attention; a combination with no campaign has no sample.',
+      labelNames: ['authority', 'attention'],
+      registers: [registry],
+      // Recounted from the read model on every scrape: never drifts, costs nothing per tick.
+      collect() {
+        const counts = new Map<string, { authority: string; attention: string; n: number }>();
+        for (const { authority, attention } of campaignSource()) {
+          const key = `${authority}\u0000${attention}`;
+          const found = counts.get(key) ?? { authority, attention, n: 0 };
+          found.n++;
+          counts.set(key, found);
+        }
+        this.reset();
+        for (const { authority, attention, n } of counts.values()) this.set({ authority, attention }, n);
+      },
+    }),
+    authFailures: new Counter({
+      name: 'argus_supervisor_auth_failures_total',
+      help: 'API requests refused for a missing or wrong key, by reason (missing, invalid).',
+      labelNames: ['reason'],
       registers: [registry],
     }),
+    countCampaignsFrom(source) {
+      campaignSource = source;
+    },
   };
   // Zero-initialise the labelled series so dashboards see them before the first event.
   for (const result of ['unchanged', 'changed', 'failed']) m.ticks.inc({ result }, 0);
   for (const runtime of ['argus', 'foreman']) m.modelCalls.inc({ runtime }, 0);
   for (const kind of PUBLIC_EVENT_KINDS) m.publicEvents.inc({ kind }, 0);
+  for (const reason of ['missing', 'invalid']) m.authFailures.inc({ reason }, 0);
   return m;
 }

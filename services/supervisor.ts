@@ -17,6 +17,7 @@ import { explainRefusal } from '../machines/campaign.refusals.js';
 import type { WakeTarget } from '../machines/vocabulary.js';
 import { newCampaignDocument, type CampaignDocument, type WakeRequest as RecordedWake } from '../persistence/campaign-document.js';
 import { openCampaignStore, type CampaignStore } from '../persistence/campaign-store.js';
+import { stateRootOwnership, type Ownership, type OwnershipLease } from '../persistence/owner-lock.js';
 import { apiError, type ApiError } from './api-errors.js';
 import { campaignActionSchema, campaignsBodySchema, describeIssues, type CampaignActionBody } from './api-schemas.js';
 import { initialMachine, peekSnapshot } from './campaign-actor.js';
@@ -34,6 +35,7 @@ import { KeyedMutex } from '../persistence/keyed-mutex.js';
 import { createAuthority } from './authority.js';
 import { refusalResult } from './refusals.js';
 import { createReadRefusal } from './task-verification.js';
+import { StartupFailure } from './startup-failure.js';
 
 /**
  * Where wake requests go. The Argus and Foreman bridges are a later issue; until then the
@@ -51,6 +53,8 @@ export interface SupervisorOptions {
   concurrency?: number;
   now?: () => Date;
   metrics?: SupervisorMetrics;
+  /** Who may host the campaigns; default: one owner per state root (`persistence/owner-lock.ts`). */
+  ownership?: Ownership;
 }
 
 export interface Supervisor extends SupervisorApi {
@@ -69,6 +73,9 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
   const now = opts.now ?? (() => new Date());
   const metrics = opts.metrics ?? createMetrics();
   const readModel: ReadModel = createReadModel();
+  metrics.countCampaignsFrom(function* () {
+    for (const c of readModel.getSnapshot().context.campaigns.values()) yield { authority: c.state, attention: c.attention };
+  });
   const entries = new Map<string, CampaignEntry>();
   // When each campaign's remote was last read successfully: memory only, so an unchanged tick
   // still writes nothing (the document keeps `observedAt`, the last material change).
@@ -95,6 +102,10 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
   let description: RemoteDescription | null = null;
   let remoteReachable: boolean | null = null;
   let heartbeat: Heartbeat | null = null;
+  let owner: OwnershipLease | null = null;
+  const ownership =
+    opts.ownership ??
+    stateRootOwnership({ root: config.stateRoot, onCompromised: (reason) => logger.error({ code: 'state_root_taken_over', reason }, 'another process took over the state root') });
 
   const authority = createAuthority({
     controllerId: config.controllerId,
@@ -517,7 +528,18 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
     campaignAction,
     observe: (campaignId) => campaignAction({ campaign_id: campaignId, action: 'observe' }),
     async start(startOpts = {}) {
-      await load();
+      // The owner lock is taken here, not in `serve`, so an embedding host that calls start()
+      // is protected from a second process on the same root just as the CLI is.
+      const lease = await ownership.acquire();
+      if (!lease.ok) throw new StartupFailure(lease.code, lease.message);
+      owner = lease;
+      try {
+        await load();
+      } catch (error) {
+        owner = null;
+        await lease.release();
+        throw error;
+      }
       await discoverRemote();
       heartbeat = createHeartbeat({
         cadenceMs,
@@ -533,6 +555,8 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
     async stop() {
       await heartbeat?.stop();
       await remote?.close();
+      await owner?.release();
+      owner = null;
     },
     sweep() {
       if (!heartbeat) throw new Error('supervisor not started');

@@ -16,14 +16,56 @@ export interface BaseUrl {
 
 const rejected = (sentence: string) => err(remoteError('remote_url_rejected', sentence, 'not_sent'));
 
+/** Canonical UUIDs are identifiers (agent ids, tenants), not credentials, so they pass. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * A path segment that looks like a secret: a long run of token characters in mixed case with
+ * digits (base64url-style keys), or a long hex string. Words, versions and UUIDs pass.
+ */
+function tokenShaped(segment: string): boolean {
+  if (UUID.test(segment)) return false;
+  if (/^[0-9a-f]{32,}$/i.test(segment)) return true;
+  return segment.length >= 24 && /^[A-Za-z0-9_\-.~+=]+$/.test(segment) && /[a-z]/.test(segment) && /[A-Z]/.test(segment) && /[0-9]/.test(segment);
+}
+
+/**
+ * Why a URL could carry a credential, as one sentence, or null. The one predicate used both
+ * at start-up (services/config.ts) and before the first request: credentials travel only in
+ * headers, never in userinfo, a query, a fragment or a path segment.
+ */
+export function urlCredentialProblem(url: URL, raw: string, token?: string): string | null {
+  if (token && token.length >= 4 && raw.includes(token)) {
+    return 'the A2A base URL embeds the access token; pass it as OPENTRAINING_A2A_TOKEN instead';
+  }
+  if (url.username || url.password) return 'the A2A base URL must not contain user info; credentials travel only in headers';
+  for (const name of url.searchParams.keys()) {
+    if (TOKEN_LIKE_PARAM.test(name)) {
+      return 'the A2A base URL carries a credential-like query parameter; credentials travel only in headers';
+    }
+  }
+  if (url.search || raw.includes('?')) return 'the A2A base URL must not carry a query string';
+  if (url.hash || raw.includes('#')) return 'the A2A base URL must not carry a fragment';
+  const segments = url.pathname.split('/').map((segment) => {
+    try {
+      return decodeURIComponent(segment);
+    } catch {
+      return segment;
+    }
+  });
+  // Agent Zero's proxy accepts `/t-<token>/` path segments; a credential never travels in a path.
+  if (segments.some((segment) => /^t-./i.test(segment))) {
+    return 'the A2A base URL carries a path token (/t-…/); credentials travel only in headers';
+  }
+  if (segments.some(tokenShaped)) return 'the A2A base URL carries a token-shaped path segment; credentials travel only in headers';
+  return null;
+}
+
 /**
  * Validates the operator's base URL. Never echoes the URL back: a rejected URL may hold a secret.
  * @example parseBaseUrl('http://127.0.0.1:8080/a2a') // ok({origin: 'http://127.0.0.1:8080', path: '/a2a'})
  */
 export function parseBaseUrl(raw: string, token?: string): Result<BaseUrl> {
-  if (token && token.length >= 4 && raw.includes(token)) {
-    return rejected('the A2A base URL embeds the access token; pass it as OPENTRAINING_A2A_TOKEN instead');
-  }
   let url: URL;
   try {
     url = new URL(raw);
@@ -33,21 +75,8 @@ export function parseBaseUrl(raw: string, token?: string): Result<BaseUrl> {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     return rejected('the A2A base URL must use http or https');
   }
-  if (url.username || url.password) {
-    return rejected('the A2A base URL must not contain user info; credentials travel only in headers');
-  }
-  for (const name of url.searchParams.keys()) {
-    if (TOKEN_LIKE_PARAM.test(name)) {
-      return rejected('the A2A base URL carries a credential-like query parameter; credentials travel only in headers');
-    }
-  }
-  if (url.search) {
-    return rejected('the A2A base URL must not carry a query string');
-  }
-  // Agent Zero's proxy accepts `/t-<token>/` path segments; a credential never travels in a path.
-  if (url.pathname.split('/').some((segment) => /^t-./.test(segment))) {
-    return rejected('the A2A base URL carries a path token (/t-…/); credentials travel only in headers');
-  }
+  const problem = urlCredentialProblem(url, raw, token);
+  if (problem) return rejected(problem);
   return ok({ origin: url.origin, path: url.pathname.replace(/\/+$/, '') });
 }
 

@@ -1,13 +1,19 @@
 import type { Command } from 'commander';
-import { registerDemo } from './demo.js';
-import { registerProbe } from './probe.js';
-import { registerServe } from './serve.js';
-import { registerSimulate } from './simulate.js';
 
-/** Each command module adds itself here; the list is the CLI's table of contents. */
-export function registerCommands(program: Command): void {
-  registerServe(program);
-  registerProbe(program);
-  registerSimulate(program);
-  registerDemo(program);
+/**
+ * The CLI's table of contents. Each command module is imported only when it is the one asked
+ * for (all of them for help), so `serve` does not load the simulator or the demo: a refused
+ * start (`state_root_locked`, a config problem) answers in well under a second.
+ */
+const COMMANDS: Record<string, () => Promise<(program: Command) => void>> = {
+  serve: async () => (await import('./serve.js')).registerServe,
+  probe: async () => (await import('./probe.js')).registerProbe,
+  simulate: async () => (await import('./simulate.js')).registerSimulate,
+  demo: async () => (await import('./demo.js')).registerDemo,
+};
+
+export async function registerCommands(program: Command, argv: readonly string[] = process.argv.slice(2)): Promise<void> {
+  const named = argv.find((arg) => !arg.startsWith('-'));
+  const wanted = named !== undefined && named in COMMANDS ? [named] : Object.keys(COMMANDS);
+  for (const name of wanted) (await COMMANDS[name]!())(program);
 }

@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
 import { createLogger } from '../../adapters/logger.js';
 import { createHttpServer, listen } from '../../server/http-server.js';
-import { ConfigError, loadConfig } from '../../services/config.js';
-import { createSupervisor } from '../../services/supervisor.js';
+import { ConfigError, loadConfig, type SupervisorConfig } from '../../services/config.js';
+import { createSupervisor, type Supervisor } from '../../services/supervisor.js';
+import { exitWith, listenFailure, startupFailure } from './startup.js';
 
 /** `argus-supervisor serve`: the API, the heartbeat and /metrics on one socket. */
 export function registerServe(program: Command): void {
@@ -10,21 +11,31 @@ export function registerServe(program: Command): void {
     .command('serve')
     .description('Run the supervisor: HTTP API, heartbeat and metrics on one listening socket.')
     .action(async () => {
-      let config;
+      // Every start-up failure is one `code: sentence` line and exit 2 (bin/commands/startup.ts).
+      let config: SupervisorConfig;
       try {
         config = loadConfig(process.env);
       } catch (e) {
-        if (e instanceof ConfigError) {
-          for (const line of e.problems) process.stderr.write(`config: ${line}\n`);
-          process.exit(2);
-        }
-        throw e;
+        if (e instanceof ConfigError) exitWith(e.lines());
+        exitWith([startupFailure(e)]);
       }
-      const logger = createLogger();
-      const supervisor = await createSupervisor({ config, logger });
-      await supervisor.start();
+      const logger = createLogger({ level: config.logLevel });
+      let supervisor: Supervisor | null = null;
+      try {
+        supervisor = await createSupervisor({ config, logger });
+        await supervisor.start();
+      } catch (e) {
+        await supervisor?.stop().catch(() => undefined);
+        exitWith([startupFailure(e)]);
+      }
       const app = createHttpServer({ supervisor, apiKey: config.apiKey, logger });
-      const address = await listen(app, config.listen);
+      let address: string;
+      try {
+        address = await listen(app, config.listen);
+      } catch (e) {
+        await supervisor.stop().catch(() => undefined);
+        exitWith([listenFailure(e, config.listen)]);
+      }
       logger.info({ address, apiKeySource: config.apiKeySource }, 'argus-supervisor listening');
       // One JSON line on stdout so a parent process (tests, a plugin host) knows where we are.
       process.stdout.write(`${JSON.stringify({ ready: true, address })}\n`);

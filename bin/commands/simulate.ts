@@ -16,6 +16,7 @@ import {
   type SimProtocol,
   type SimulatorLogger,
 } from '../../simulator/index.js';
+import { exitWith, listenFailure } from './startup.js';
 
 export interface SimulateCliOptions {
   port: number;
@@ -97,7 +98,13 @@ export function registerSimulate(program: Command): void {
     .option('--polls-per-stage <n>', 'polls spent in each training stage', integer(1, 1000))
     .action(async (options: SimulateCliOptions) => {
       const io = defaultIo();
-      const sim = await runSimulate(options, io);
+      let sim: RunningSimulator;
+      try {
+        sim = await runSimulate(options, io);
+      } catch (e) {
+        // One `code: sentence` line and exit 2, like `serve` (bin/commands/startup.ts).
+        exitWith([listenFailure(e, { kind: 'tcp', host: '127.0.0.1', port: options.port })]);
+      }
       const signal = await untilSignal();
       io.logger.info({ signal }, 'simulator stopping');
       await sim.close();

@@ -1,9 +1,10 @@
 /**
  * Controller leases per A2A context, with a monotonic fencing epoch.
  *
- * The epoch goes up on every claim that starts a new tenure (a new holder, a claim after
- * expiry or after release, a forced takeover) and never goes down, so a stale controller's
- * token can always be told apart from the current one.
+ * Every successful claim is a new grant and takes a strictly greater epoch, whoever asks —
+ * including the holder re-claiming its own live lease — and so does a forced takeover; only
+ * renew keeps the epoch. Two installations that share a controller id therefore never hold
+ * the same epoch, and the one claimed over sees a different epoch on its next readback.
  * @module
  */
 import { CONTROL_ERROR_CODES, type ControlAuthority, type LeaseView } from '../../adapters/a2a/control-contract.js';
@@ -57,8 +58,7 @@ export class LeaseBook {
     if (record && this.live(record) && record.holder !== controllerId) {
       throw new RpcError(CONTROL_ERROR_CODES.leaseHeld, 'lease_held: another controller holds an unexpired lease on this context');
     }
-    const sameTenure = record !== undefined && this.live(record) && record.holder === controllerId;
-    this.write(contextId, controllerId, ttlSeconds, sameTenure ? 0 : 1);
+    this.write(contextId, controllerId, ttlSeconds, 1);
     return this.view(contextId)!;
   }
 

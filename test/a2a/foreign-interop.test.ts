@@ -67,6 +67,8 @@ describe('plain @a2a-js/sdk 1.3.0 server (A2A 1.0, no control extension)', () =>
       controlExtension: false,
       mutationsEnabled: false,
       unsupported: READ_ONLY_UNSUPPORTED,
+      // This stock server takes no credentials: the probe says so.
+      auth: 'not_required',
     });
   });
 

@@ -29,7 +29,9 @@ describe.each(['1.0', '0.3', '0.2'] as const)('bundled simulator, dialect %s', (
   it('probes as fully fenced', async () => {
     const out = await runProbe({ url: sim.url, token: TOKEN });
     expect(out.exitCode).toBe(0);
-    expect(JSON.parse(out.stdout)).toMatchObject({ protocolVersion: EXPECTED_VERSION[protocol], controlExtension: true, mutationsEnabled: true, unsupported: [] });
+    expect(JSON.parse(out.stdout)).toMatchObject({ protocolVersion: EXPECTED_VERSION[protocol], controlExtension: true, mutationsEnabled: true, unsupported: [], auth: 'ok' });
+    // `ok` (not `not_required`) rests on exactly one deliberate read without credentials.
+    expect(sim.stats().unauthorized).toBe(1);
   });
 
   it('runs a whole controlled session: claim, readback, fenced submit/intervene/cancel, renew, request readback, release', async () => {
@@ -70,7 +72,7 @@ describe.each(['1.0', '0.3', '0.2'] as const)('bundled simulator, dialect %s', (
     const stats = sim.stats();
     expect(stats.mutationsApplied).toMatchObject({ submit: 1, cancel: 1, intervene: 1, claim: 1, renew: 1, release: 1 });
     expect(stats.extensionNotActivated).toBe(0);
-    expect(stats.unauthorized).toBe(0);
+    expect(stats.unauthorized).toBe(1); // the probe's one read without credentials, nothing since
   });
 
   it('a fenced mutation after a rival takeover is rejected by the remote with a lease code', async () => {

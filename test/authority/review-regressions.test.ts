@@ -81,7 +81,7 @@ describe('authority regressions', () => {
     offset = 0;
     expect((await w.get('c1')).campaign.state).toBe('control-lost');
     expect(await w.criticals('c1')).toBe(1);
-    // The remote still shows our unexpired hold, so a re-claim keeps the same epoch.
+    // The remote still shows our unexpired hold; the re-claim is a new grant (a greater epoch).
     expect((await w.act({ campaign_id: 'c1', action: 'claim' })).ok).toBe(true);
     w.sim.takeover((await w.get('c1')).campaign.remote.context_id, 'rival-controller');
     await w.act({ campaign_id: 'c1', action: 'observe' });

@@ -33,33 +33,38 @@ describe.each(SIM_PROTOCOLS)('lease methods over the %s dialect', (protocol) => 
     expect(read.lease).toEqual(lease);
   });
 
-  it('keeps the epoch for the holder, refuses a rival, renews and releases', async () => {
-    const { lease } = await claim({ controllerId: 'alpha' });
-    const contextId = lease.contextId;
-    expect((await claim({ contextId, controllerId: 'alpha', ttlSeconds: 900 })).lease).toMatchObject({ epoch: 1, ttlSeconds: 900 });
+  it('gives every claim a new epoch (the holder re-claiming too), refuses a rival, renews and releases', async () => {
+    const first = (await claim({ controllerId: 'alpha' })).lease;
+    const contextId = first.contextId;
+    // A re-claim by the same controller id is a new grant: the earlier token goes stale.
+    const reclaimed = (await claim({ contextId, controllerId: 'alpha', ttlSeconds: 900 })).lease;
+    expect(reclaimed).toMatchObject({ epoch: first.epoch + 1, ttlSeconds: 900 });
+    expect(await errorCode(ep, CONTROL_METHODS.leaseRenew, { contextId, controllerId: 'alpha', epoch: first.epoch, ttlSeconds: 600, requestId: rid() }, opts)).toBe(
+      CONTROL_ERROR_CODES.leaseStaleEpoch,
+    );
     expect(await errorCode(ep, CONTROL_METHODS.leaseClaim, { contextId, controllerId: 'beta', ttlSeconds: 600, requestId: rid() }, opts)).toBe(
       CONTROL_ERROR_CODES.leaseHeld,
     );
 
     sim.advanceClock(100);
-    const renewed = await call(ep, CONTROL_METHODS.leaseRenew, { contextId, controllerId: 'alpha', epoch: 1, ttlSeconds: 600, requestId: rid() }, opts);
-    expect(renewed.lease.epoch).toBe(1);
+    const renewed = await call(ep, CONTROL_METHODS.leaseRenew, { contextId, controllerId: 'alpha', epoch: reclaimed.epoch, ttlSeconds: 600, requestId: rid() }, opts);
+    expect(renewed.lease.epoch).toBe(reclaimed.epoch); // renew keeps the epoch
     expect(Date.parse(renewed.lease.expiresAt)).toBe(Date.parse(renewed.serverTime) + 600_000);
     expect(await errorCode(ep, CONTROL_METHODS.leaseRenew, { contextId, controllerId: 'alpha', epoch: 0, ttlSeconds: 600, requestId: rid() }, opts)).toBe(
       CONTROL_ERROR_CODES.leaseStaleEpoch,
     );
-    expect(await errorCode(ep, CONTROL_METHODS.leaseRenew, { contextId, controllerId: 'beta', epoch: 1, ttlSeconds: 600, requestId: rid() }, opts)).toBe(
+    expect(await errorCode(ep, CONTROL_METHODS.leaseRenew, { contextId, controllerId: 'beta', epoch: reclaimed.epoch, ttlSeconds: 600, requestId: rid() }, opts)).toBe(
       CONTROL_ERROR_CODES.leaseNotHeld,
     );
-    expect(await errorCode(ep, CONTROL_METHODS.leaseRelease, { contextId, controllerId: 'beta', epoch: 1, requestId: rid() }, opts)).toBe(
+    expect(await errorCode(ep, CONTROL_METHODS.leaseRelease, { contextId, controllerId: 'beta', epoch: reclaimed.epoch, requestId: rid() }, opts)).toBe(
       CONTROL_ERROR_CODES.leaseNotHeld,
     );
 
-    const released = await call(ep, CONTROL_METHODS.leaseRelease, { contextId, controllerId: 'alpha', epoch: 1, requestId: rid() }, opts);
+    const released = await call(ep, CONTROL_METHODS.leaseRelease, { contextId, controllerId: 'alpha', epoch: reclaimed.epoch, requestId: rid() }, opts);
     expect(released.lease).toBeNull();
     expect((await call(ep, CONTROL_METHODS.leaseGet, { contextId }, opts)).lease).toBeNull();
     // A new tenure after release gets a new epoch, even for the same controller.
-    expect((await claim({ contextId, controllerId: 'alpha' })).lease.epoch).toBe(2);
+    expect((await claim({ contextId, controllerId: 'alpha' })).lease.epoch).toBe(reclaimed.epoch + 1);
   });
 
   it('expires on the clock, and the next claim (by anyone) takes a higher epoch', async () => {

@@ -1,0 +1,210 @@
+/**
+ * One owner per state root: the process that hosts the campaigns holds `<root>/owner.json`
+ * (`{pid, host, fencing, acquiredAt, releasedAt}`), and every other process is refused.
+ *
+ * Why a pid record and not proper-lockfile alone: proper-lockfile judges a lock by its mtime,
+ * so a SIGKILLed owner would block the next start for the whole stale time (≥ 5 s; chaos
+ * restarts hundreds of times). A pid is checked at once: `process.kill(pid, 0)` says whether the
+ * owner is alive, so a dead owner's record is taken over immediately and a live one never is.
+ * proper-lockfile still serves as the short mutex around "read the record, decide, write it"
+ * (held for milliseconds), so two starters never both take over the same dead owner.
+ *
+ * - Same host: liveness by pid (a zombie counts as dead). A record naming our own pid that this
+ *   process does not hold is a previous incarnation (a container restarted as pid 1): stale.
+ * - Another host sharing the folder (NFS): its pid cannot be checked, so the record is live
+ *   while its owner keeps touching it (every STALE_MS / 3) and stale after STALE_MS.
+ * - The fencing number goes up on every acquisition and is kept across releases.
+ * @module
+ */
+import { readFileSync, statSync } from 'node:fs';
+import * as fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import lockfile from 'proper-lockfile';
+import { DurableJsonFile } from './durable-json-adapter.js';
+import { describeError } from './store-errors.js';
+import type { Ownership, OwnershipLease, OwnershipRefusal } from './ownership.js';
+
+export type { Ownership, OwnershipLease, OwnershipRefusal } from './ownership.js';
+
+interface OwnerRecord {
+  pid: number;
+  host: string;
+  fencing: number;
+  acquiredAt: string;
+  releasedAt: string | null;
+}
+
+/** A record from another host that has not been touched for this long is stale. */
+export const OWNER_STALE_MS = 30_000;
+
+/** Roots held by this process (realpaths), so a second owner inside one process is refused too. */
+const heldHere = new Set<string>();
+
+export interface StateRootOwnershipOptions {
+  root: string;
+  /** Called once if another process replaced our record (the root was taken over). */
+  onCompromised?: (reason: string) => void;
+}
+
+/**
+ * The embedded default: one owner for the whole state root.
+ * @example
+ *   const lease = await stateRootOwnership({ root }).acquire();
+ *   if (!lease.ok) { console.error(`${lease.code}: ${lease.message}`); process.exit(2); }
+ *   // ... host the campaigns ...
+ *   await lease.release();
+ */
+export function stateRootOwnership(options: StateRootOwnershipOptions): Ownership {
+  return { acquire: () => acquire(options) };
+}
+
+async function acquire(options: StateRootOwnershipOptions): Promise<OwnershipLease | OwnershipRefusal> {
+  let root: string;
+  try {
+    await fsp.mkdir(options.root, { recursive: true, mode: 0o700 });
+    root = await fsp.realpath(options.root);
+  } catch (error) {
+    return refusal('state_root_unusable', `${options.root} cannot be used as the state root (${describeError(error)})`);
+  }
+  const file = new DurableJsonFile<OwnerRecord>(path.join(root, 'owner.json'), { mode: 0o600 });
+  const decided = await underMutex(root, async () => {
+    const previous = await readRecord(file);
+    if (previous && previous.releasedAt === null && isLive(previous, root, file.file)) {
+      const where = previous.host === os.hostname() ? '' : ` on host ${previous.host}`;
+      return refusal('state_root_locked', `${options.root} is owned by pid ${previous.pid}${where}`, previous.pid);
+    }
+    const record: OwnerRecord = {
+      pid: process.pid,
+      host: os.hostname(),
+      fencing: (previous?.fencing ?? 0) + 1,
+      acquiredAt: new Date().toISOString(),
+      releasedAt: null,
+    };
+    // Marked held before the mutex opens, so a second start() in this process sees it.
+    heldHere.add(root);
+    try {
+      await file.write(record);
+    } catch (error) {
+      heldHere.delete(root);
+      throw error;
+    }
+    return record;
+  });
+  if (!decided.ok) return decided.refusal;
+  if ('ok' in decided.value) return decided.value;
+  return holdLease(root, file, decided.value, options);
+}
+
+function holdLease(root: string, file: DurableJsonFile<OwnerRecord>, record: OwnerRecord, options: StateRootOwnershipOptions): OwnershipLease {
+  let compromised = false;
+  let released = false;
+  const ours = (r: OwnerRecord | null) => r !== null && r.pid === record.pid && r.fencing === record.fencing && r.releasedAt === null;
+  // Touching the record is what keeps it live for a process on another host.
+  const timer = setInterval(() => {
+    void (async () => {
+      const current = await readRecord(file).catch(() => null);
+      if (released) return;
+      if (!ours(current)) {
+        if (!compromised) options.onCompromised?.(`${root}/owner.json no longer names this process (fencing ${record.fencing})`);
+        compromised = true;
+        return;
+      }
+      const now = new Date();
+      await fsp.utimes(file.file, now, now).catch(() => undefined);
+    })();
+  }, OWNER_STALE_MS / 3);
+  timer.unref();
+  return {
+    ok: true,
+    fencing: record.fencing,
+    get compromised() {
+      return compromised;
+    },
+    async release() {
+      if (released) return;
+      released = true;
+      clearInterval(timer);
+      heldHere.delete(root);
+      // Keep the record (and its fencing number) but mark it free; never free someone else's.
+      await underMutex(root, async () => {
+        const current = await readRecord(file);
+        if (ours(current)) await file.write({ ...current!, releasedAt: new Date().toISOString() });
+        return null;
+      });
+    },
+  };
+}
+
+/** Runs `fn` while holding `<root>/owner.lock` (proper-lockfile, mkdir-based) for a moment. */
+async function underMutex<T>(root: string, fn: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false; refusal: OwnershipRefusal }> {
+  let unlock: () => Promise<void>;
+  try {
+    unlock = await lockfile.lock(path.join(root, 'owner.json'), {
+      lockfilePath: path.join(root, 'owner.lock'),
+      realpath: false,
+      // Held for milliseconds; a holder killed inside it delays the next start by at most this.
+      stale: 5_000,
+      retries: { retries: 40, factor: 1.3, minTimeout: 10, maxTimeout: 250, randomize: true },
+      onCompromised: () => undefined,
+    });
+  } catch (error) {
+    return { ok: false, refusal: refusal('state_root_unusable', `${root} cannot be locked (${describeError(error)})`) };
+  }
+  try {
+    return { ok: true, value: await fn() };
+  } catch (error) {
+    return { ok: false, refusal: refusal('state_root_unusable', `${root}/owner.json cannot be read or written (${describeError(error)})`) };
+  } finally {
+    await unlock().catch(() => undefined);
+  }
+}
+
+async function readRecord(file: DurableJsonFile<OwnerRecord>): Promise<OwnerRecord | null> {
+  let value: unknown;
+  try {
+    value = await file.read();
+  } catch {
+    return null; // unreadable or torn: nobody can prove ownership with it
+  }
+  const r = value as Partial<OwnerRecord> | null;
+  if (!r || !Number.isInteger(r.pid) || !Number.isInteger(r.fencing) || typeof r.host !== 'string') return null;
+  return { pid: r.pid!, host: r.host, fencing: r.fencing!, acquiredAt: String(r.acquiredAt ?? ''), releasedAt: r.releasedAt ?? null };
+}
+
+function isLive(record: OwnerRecord, root: string, recordPath: string): boolean {
+  if (record.host !== os.hostname()) {
+    // Another host: only the touches tell; when we cannot even stat it, assume live.
+    try {
+      return Date.now() - statSync(recordPath).mtimeMs < OWNER_STALE_MS;
+    } catch {
+      return true;
+    }
+  }
+  if (record.pid === process.pid) return heldHere.has(root);
+  return pidAlive(record.pid);
+}
+
+/** `kill(pid, 0)`: ESRCH means gone; EPERM means alive under another user. A zombie is dead. */
+export function pidAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  try {
+    // Linux: field 3 of /proc/<pid>/stat is the state; Z is a zombie awaiting its parent.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return true;
+  }
+}
+
+const refusal = (code: OwnershipRefusal['code'], message: string, pid?: number): OwnershipRefusal => ({
+  ok: false,
+  code,
+  message,
+  ...(pid !== undefined ? { pid } : {}),
+});
