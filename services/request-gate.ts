@@ -1,0 +1,125 @@
+/**
+ * The door every mutating operator request passes: at most one fenced mutation per campaign
+ * in flight (a second is refused by the chart's `noMutationInFlight` rule before any I/O), and
+ * Idempotency-Key handling on Stripe's contract:
+ *
+ * - same key, same request, first answered → that answer again, nothing re-run (also after a
+ *   restart: the answers live in the campaign document, see persistence/idempotency.ts);
+ * - same key, another request → 422 `idempotency_key_reused`;
+ * - same key while the first is still in flight → 409 `mutation_in_progress` (Stripe answers
+ *   409 to a concurrent request with the same key; it neither waits nor runs it twice);
+ * - an answer is kept only if the request changed the campaign (Stripe keeps a result only
+ *   once the endpoint began executing): a refusal that changed nothing may be retried as is.
+ * @module
+ */
+import { refuseConcurrentMutation } from '../machines/campaign.refusals.js';
+import {
+  IDEMPOTENT_ANSWER_MAX_BYTES,
+  answerBytes,
+  digestKey,
+  digestRequest,
+  findReplay,
+  isValidIdempotencyKey,
+  type IdempotencyRecord,
+  type StoredAnswer,
+} from '../persistence/idempotency.js';
+import { apiError, type ApiError } from './api-errors.js';
+import { refusalResult } from './refusals.js';
+import type { ApiResult } from './supervisor-api.js';
+
+export interface RequestGateDeps {
+  /** The campaign's kept answers ([] when it does not exist yet); throws ApiFailure when unreadable. */
+  records(campaignId: string): Promise<readonly IdempotencyRecord[]>;
+  /** Stores one answer in the campaign document. */
+  remember(campaignId: string, record: IdempotencyRecord): Promise<void>;
+  /** Durable writes made to this campaign so far (to tell whether a request changed it). */
+  writesTo(campaignId: string): number;
+  now(): Date;
+  onRememberFailed(campaignId: string, error: unknown): void;
+}
+
+export { isValidIdempotencyKey };
+
+export function createRequestGate(deps: RequestGateDeps) {
+  const mutationsInFlight = new Set<string>();
+  const keysInFlight = new Set<string>();
+
+  /**
+   * Runs one fenced mutation while holding the campaign's slot. The check and the take are
+   * synchronous, so of N requests that arrive together exactly one gets the slot.
+   */
+  async function oneMutationAtATime(campaignId: string, work: (facts: { mutationInFlight: boolean }) => Promise<ApiResult<unknown>>) {
+    const refused = refuseConcurrentMutation({ mutationInFlight: mutationsInFlight.has(campaignId) });
+    if (refused) return refusalResult(refused);
+    mutationsInFlight.add(campaignId);
+    try {
+      return await work({ mutationInFlight: false });
+    } finally {
+      mutationsInFlight.delete(campaignId);
+    }
+  }
+
+  /** `work` runs at most once per key and request; see the module comment. */
+  async function idempotent(
+    campaignId: string,
+    key: string,
+    request: { route: string; body: unknown },
+    work: () => Promise<ApiResult<unknown>>,
+  ): Promise<ApiResult<unknown>> {
+    if (!isValidIdempotencyKey(key)) {
+      return fail('invalid_request', 'Idempotency-Key must be 1-255 printable ASCII characters.');
+    }
+    const keyDigest = digestKey(key);
+    const inFlight = `${campaignId}\n${keyDigest}`;
+    if (keysInFlight.has(inFlight)) {
+      return fail('mutation_in_progress', 'A request with this Idempotency-Key is still in flight; retry when it has answered.');
+    }
+    keysInFlight.add(inFlight);
+    try {
+      const requestDigest = digestRequest(request.route, request.body);
+      const earlier = findReplay(await deps.records(campaignId), keyDigest, requestDigest);
+      if (earlier.kind === 'replay') return { ...fromStored(earlier.answer), replayed: true };
+      if (earlier.kind === 'key_reused') {
+        return fail('idempotency_key_reused', 'This Idempotency-Key was first used with a different request; use a new key.');
+      }
+      const writesBefore = deps.writesTo(campaignId);
+      const answer = await work();
+      if (deps.writesTo(campaignId) > writesBefore) {
+        const record = { keyDigest, requestDigest, answer: storable(answer), at: deps.now().toISOString() };
+        // The request took effect whatever happens here; a lost record only means a retry runs anew.
+        await deps.remember(campaignId, record).catch((error: unknown) => deps.onRememberFailed(campaignId, error));
+      }
+      return answer;
+    } finally {
+      keysInFlight.delete(inFlight);
+    }
+  }
+
+  return { oneMutationAtATime, idempotent };
+}
+
+export type RequestGate = ReturnType<typeof createRequestGate>;
+
+const fail = (code: Parameters<typeof apiError>[0], message: string): ApiResult<never> => ({ ok: false, error: apiError(code, message) });
+
+// Stored answers were ours when written: their codes are API codes.
+const fromStored = (answer: StoredAnswer): ApiResult<unknown> =>
+  answer.ok ? { ok: true, value: answer.value } : { ok: false, error: answer.error as ApiError };
+
+/**
+ * The answer as kept: whole when it fits IDEMPOTENT_ANSWER_MAX_BYTES, else with the campaign
+ * view cut to its id and state (`compacted: true`) — the view is a projection anyone can read
+ * again; the outcome fields (request id, outcome, task id, error code) are always kept.
+ */
+export function storable(answer: ApiResult<unknown>): StoredAnswer {
+  const whole: StoredAnswer = answer.ok ? { ok: true, value: answer.value } : { ok: false, error: { code: answer.error.code, message: answer.error.message } };
+  if (answerBytes(whole) <= IDEMPOTENT_ANSWER_MAX_BYTES) return whole;
+  if (!answer.ok) return { ok: false, error: { code: answer.error.code, message: answer.error.message.slice(0, 300) } };
+  const value = (answer.value ?? {}) as Record<string, unknown>;
+  const campaign = value.campaign as { campaign_id?: unknown; state?: unknown; attention?: unknown } | undefined;
+  const compact: StoredAnswer = {
+    ok: true,
+    value: { ...value, ...(campaign ? { campaign: { campaign_id: campaign.campaign_id, state: campaign.state, attention: campaign.attention } } : {}), compacted: true },
+  };
+  return answerBytes(compact) <= IDEMPOTENT_ANSWER_MAX_BYTES ? compact : { ok: true, value: { compacted: true } };
+}
