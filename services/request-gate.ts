@@ -107,19 +107,24 @@ const fromStored = (answer: StoredAnswer): ApiResult<unknown> =>
   answer.ok ? { ok: true, value: answer.value } : { ok: false, error: answer.error as ApiError };
 
 /**
- * The answer as kept: whole when it fits IDEMPOTENT_ANSWER_MAX_BYTES, else with the campaign
- * view cut to its id and state (`compacted: true`) — the view is a projection anyone can read
- * again; the outcome fields (request id, outcome, task id, error code) are always kept.
+ * The answer as kept: whole when it fits IDEMPOTENT_ANSWER_MAX_BYTES; else the campaign view
+ * loses its free texts (objective, pending question), then all but id, state and attention,
+ * marked `compacted: true` — the view is a projection anyone can read again; the outcome fields
+ * (request id, outcome, task id, error code) are always kept.
  */
 export function storable(answer: ApiResult<unknown>): StoredAnswer {
   const whole: StoredAnswer = answer.ok ? { ok: true, value: answer.value } : { ok: false, error: { code: answer.error.code, message: answer.error.message } };
   if (answerBytes(whole) <= IDEMPOTENT_ANSWER_MAX_BYTES) return whole;
   if (!answer.ok) return { ok: false, error: { code: answer.error.code, message: answer.error.message.slice(0, 300) } };
   const value = (answer.value ?? {}) as Record<string, unknown>;
-  const campaign = value.campaign as { campaign_id?: unknown; state?: unknown; attention?: unknown } | undefined;
-  const compact: StoredAnswer = {
-    ok: true,
-    value: { ...value, ...(campaign ? { campaign: { campaign_id: campaign.campaign_id, state: campaign.state, attention: campaign.attention } } : {}), compacted: true },
-  };
-  return answerBytes(compact) <= IDEMPOTENT_ANSWER_MAX_BYTES ? compact : { ok: true, value: { compacted: true } };
+  const campaign = (value.campaign ?? null) as Record<string, unknown> | null;
+  const withCampaign = (view: Record<string, unknown> | null): StoredAnswer => ({ ok: true, value: { ...value, ...(view ? { campaign: view } : {}), compacted: true } });
+  const { objective: _objective, pending_question: _question, ...withoutTexts } = campaign ?? {};
+  for (const candidate of [
+    withCampaign(campaign ? withoutTexts : null),
+    withCampaign(campaign ? { campaign_id: campaign.campaign_id, state: campaign.state, attention: campaign.attention } : null),
+  ]) {
+    if (answerBytes(candidate) <= IDEMPOTENT_ANSWER_MAX_BYTES) return candidate;
+  }
+  return { ok: true, value: { compacted: true } };
 }

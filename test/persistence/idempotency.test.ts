@@ -54,6 +54,12 @@ describe('idempotency records', () => {
     const kept = storable(big);
     expect(idempotencyRecordSchema.safeParse(record('k', body, kept)).success).toBe(true);
     expect(kept).toEqual({ ok: true, value: { campaign: { campaign_id: 'c1', state: 'controlling', attention: 'idle' }, request_id: 'r1', outcome: 'applied', compacted: true } });
+    // Only as much as needed goes: a long objective alone costs the free texts, not the view.
+    const view = { campaign_id: 'c1', state: 'controlling', attention: 'idle', remote: { task_id: 't1' }, objective: 'x'.repeat(2000), pending_question: null };
+    expect(storable({ ok: true, value: { campaign: view, outcome: 'applied' } })).toEqual({
+      ok: true,
+      value: { campaign: { campaign_id: 'c1', state: 'controlling', attention: 'idle', remote: { task_id: 't1' } }, outcome: 'applied', compacted: true },
+    });
     const small = { ok: false as const, error: { code: 'attempt_running' as const, message: 'Not yet.' } };
     expect(storable(small)).toEqual(small);
     expect(JSON.stringify(storable({ ok: false, error: { code: 'remote_rejected', message: 'y'.repeat(5000) } })).length).toBeLessThanOrEqual(IDEMPOTENT_ANSWER_MAX_BYTES);
