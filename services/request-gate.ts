@@ -42,7 +42,8 @@ export { isValidIdempotencyKey };
 
 export function createRequestGate(deps: RequestGateDeps) {
   const mutationsInFlight = new Set<string>();
-  const keysInFlight = new Set<string>();
+  /** Per campaign and key: the kept answers being read right now (shared), or the request running. */
+  const keys = new Map<string, Promise<readonly IdempotencyRecord[]> | 'running'>();
 
   /**
    * Runs one fenced mutation while holding the campaign's slot. The check and the take are
@@ -70,18 +71,36 @@ export function createRequestGate(deps: RequestGateDeps) {
       return fail('invalid_request', 'Idempotency-Key must be 1-255 printable ASCII characters.');
     }
     const keyDigest = digestKey(key);
-    const inFlight = `${campaignId}\n${keyDigest}`;
-    if (keysInFlight.has(inFlight)) {
-      return fail('mutation_in_progress', 'A request with this Idempotency-Key is still in flight; retry when it has answered.');
-    }
-    keysInFlight.add(inFlight);
+    const requestDigest = digestRequest(request.route, request.body);
+    const slot = `${campaignId}\n${keyDigest}`;
+    const inFlight = () => fail('mutation_in_progress', 'A request with this Idempotency-Key is still in flight; retry when it has answered.');
+    const existing = keys.get(slot);
+    if (existing === 'running') return inFlight();
+    // Requests that arrive together share one read of the kept answers (taken synchronously).
+    const lookup = existing ?? deps.records(campaignId);
+    if (!existing) keys.set(slot, lookup);
+    const release = () => {
+      if (keys.get(slot) === lookup) keys.delete(slot);
+    };
+    let earlier;
     try {
-      const requestDigest = digestRequest(request.route, request.body);
-      const earlier = findReplay(await deps.records(campaignId), keyDigest, requestDigest);
-      if (earlier.kind === 'replay') return { ...fromStored(earlier.answer), replayed: true };
-      if (earlier.kind === 'key_reused') {
-        return fail('idempotency_key_reused', 'This Idempotency-Key was first used with a different request; use a new key.');
-      }
+      earlier = findReplay(await lookup, keyDigest, requestDigest);
+    } catch (error) {
+      release();
+      throw error;
+    }
+    if (earlier.kind === 'replay') {
+      release();
+      return { ...fromStored(earlier.answer), replayed: true };
+    }
+    if (earlier.kind === 'key_reused') {
+      release();
+      return fail('idempotency_key_reused', 'This Idempotency-Key was first used with a different request; use a new key.');
+    }
+    // New: only the request that started the read runs it; the others are concurrent with it.
+    if (existing || keys.get(slot) !== lookup) return inFlight();
+    keys.set(slot, 'running');
+    try {
       const writesBefore = deps.writesTo(campaignId);
       const answer = await work();
       if (deps.writesTo(campaignId) > writesBefore) {
@@ -91,7 +110,7 @@ export function createRequestGate(deps: RequestGateDeps) {
       }
       return answer;
     } finally {
-      keysInFlight.delete(inFlight);
+      keys.delete(slot);
     }
   }
 

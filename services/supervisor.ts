@@ -265,7 +265,7 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
     if (failed.code === 'io_failed' || failed.code === 'lock_timeout') {
       // The errno names the failure; the reason (paths) stays out of the answer.
       logger.error({ campaignId, code: 'storage_unavailable', store: failed.code, errno: failed.errno ?? null }, 'campaign storage failed');
-      throw new ApiFailure(apiError('storage_unavailable', 'The supervisor could not use its state storage; nothing was changed. Try again later.'));
+      throw new ApiFailure(apiError('storage_unavailable', 'The supervisor could not use its state storage, so nothing was changed; try again later.'));
     }
   }
 
