@@ -66,6 +66,11 @@ const CAPABILITY_OF: Record<Mutation['kind'], Capability> = {
 /** A mutation is not sent when the lease has less than this left: it could lapse in flight. */
 const LEASE_SEND_MARGIN_MS = 5_000;
 
+export interface MutationFacts {
+  mutationInFlight: boolean;
+  keepAnswer?: ((doc: CampaignDocument, answer: ApiResult<unknown>) => CampaignDocument) | undefined;
+}
+
 const ok = <T>(value: T): ApiResult<T> => ({ ok: true, value });
 const fail = (code: ApiErrorCode, message: string): ApiResult<never> => ({ ok: false, error: apiError(code, message) });
 
@@ -197,9 +202,10 @@ export function createAuthority(deps: AuthorityDeps) {
 
   /**
    * One fenced mutation. The caller holds the campaign's in-flight slot (one mutation at a
-   * time) and says whether another was in flight when this one arrived.
+   * time), says whether another was in flight when this one arrived, and may ask for the
+   * answer to be kept (an Idempotency-Key) in the outcome's own write.
    */
-  async function mutate(campaignId: string, mutation: Mutation, epoch: number, facts: { mutationInFlight: boolean }): Promise<ApiResult<unknown>> {
+  async function mutate(campaignId: string, mutation: Mutation, epoch: number, facts: MutationFacts): Promise<ApiResult<unknown>> {
     const gate = await mutableRemote(CAPABILITY_OF[mutation.kind]);
     if (!gate.ok) return { ok: false, error: gate.error };
     const loaded = await deps.loadDoc(campaignId);
@@ -308,21 +314,27 @@ export function createAuthority(deps: AuthorityDeps) {
         next = { ...next, remote: { ...next.remote, taskId }, attemptsSubmitted: current.attemptsSubmitted + 1 };
       }
       next = applyMachineContext(next, step, now);
-      return publish(next, draftsFromEmitted(step.emitted), wakesFromEmitted(step.emitted), now);
+      const published = publish(next, draftsFromEmitted(step.emitted), wakesFromEmitted(step.emitted), now);
+      // The answer is kept in the same write as the outcome: no crash can separate them.
+      return facts.keepAnswer ? { ...published, doc: facts.keepAnswer(published.doc, answerFor(published.doc)) } : published;
     });
     if (!change) {
       // The outcome could not be written: whatever the answer was, the intent is now in doubt.
       await deps.markInDoubt(campaignId).catch(() => undefined);
       return fail('mutation_in_doubt', `The ${mutation.kind} outcome could not be recorded; it will not be re-sent. Use resolve_intent.`);
     }
-    const summary = summarize(change.doc);
-    if (!output) {
-      return fail('mutation_in_doubt', `The ${mutation.kind} may or may not have been applied; it will not be re-sent. Use resolve_intent.`);
+    return answerFor(change.doc);
+
+    function answerFor(doc: CampaignDocument): ApiResult<unknown> {
+      if (!output) {
+        return fail('mutation_in_doubt', `The ${mutation.kind} may or may not have been applied; it will not be re-sent. Use resolve_intent.`);
+      }
+      if (output.status === 'applied') {
+        const taskId = newTaskId as string | null;
+        return ok({ campaign: summarize(doc), request_id: event.requestId, outcome: 'applied', ...(taskId ? { task_id: taskId } : {}) });
+      }
+      return fail(remoteRefusalCode(output.code), `The remote refused the ${mutation.kind} (${output.code ?? 'rejected'}); nothing was applied.`);
     }
-    if (output.status === 'applied') {
-      return ok({ campaign: summary, request_id: event.requestId, outcome: 'applied', ...(newTaskId ? { task_id: newTaskId } : {}) });
-    }
-    return fail(remoteRefusalCode(output.code), `The remote refused the ${mutation.kind} (${output.code ?? 'rejected'}); nothing was applied.`);
   }
 
   /** The relay has happened: a store that cannot take the outcome leaves it in doubt, never an error that invites a retry. */

@@ -20,9 +20,11 @@ import {
   digestRequest,
   findReplay,
   isValidIdempotencyKey,
+  rememberAnswer,
   type IdempotencyRecord,
   type StoredAnswer,
 } from '../persistence/idempotency.js';
+import type { CampaignDocument } from '../persistence/campaign-document.js';
 import { apiError, type ApiError } from './api-errors.js';
 import { refusalResult } from './refusals.js';
 import type { ApiResult } from './supervisor-api.js';
@@ -30,7 +32,7 @@ import type { ApiResult } from './supervisor-api.js';
 export interface RequestGateDeps {
   /** The campaign's kept answers ([] when it does not exist yet); throws ApiFailure when unreadable. */
   records(campaignId: string): Promise<readonly IdempotencyRecord[]>;
-  /** Stores one answer in the campaign document. */
+  /** Stores one answer in the campaign document, unless it is already kept there. */
   remember(campaignId: string, record: IdempotencyRecord): Promise<void>;
   /** Durable writes made to this campaign so far (to tell whether a request changed it). */
   writesTo(campaignId: string): number;
@@ -49,23 +51,32 @@ export function createRequestGate(deps: RequestGateDeps) {
    * Runs one fenced mutation while holding the campaign's slot. The check and the take are
    * synchronous, so of N requests that arrive together exactly one gets the slot.
    */
-  async function oneMutationAtATime(campaignId: string, work: (facts: { mutationInFlight: boolean }) => Promise<ApiResult<unknown>>) {
+  async function oneMutationAtATime<F extends object>(
+    campaignId: string,
+    extra: F,
+    work: (facts: F & { mutationInFlight: boolean }) => Promise<ApiResult<unknown>>,
+  ) {
     const refused = refuseConcurrentMutation({ mutationInFlight: mutationsInFlight.has(campaignId) });
     if (refused) return refusalResult(refused);
     mutationsInFlight.add(campaignId);
     try {
-      return await work({ mutationInFlight: false });
+      return await work({ ...extra, mutationInFlight: false });
     } finally {
       mutationsInFlight.delete(campaignId);
     }
   }
 
-  /** `work` runs at most once per key and request; see the module comment. */
+  /**
+   * `work` runs at most once per key and request; see the module comment. It is handed
+   * `keepAnswer`, to keep its answer in the same document write as its effect (a fenced
+   * mutation does, so no crash can fall between the outcome and the kept answer); otherwise
+   * the answer is kept in a write of its own right after.
+   */
   async function idempotent(
     campaignId: string,
     key: string,
     request: { route: string; body: unknown },
-    work: () => Promise<ApiResult<unknown>>,
+    work: (keepAnswer: KeepAnswer) => Promise<ApiResult<unknown>>,
   ): Promise<ApiResult<unknown>> {
     if (!isValidIdempotencyKey(key)) {
       return fail('invalid_request', 'Idempotency-Key must be 1-255 printable ASCII characters.');
@@ -100,11 +111,13 @@ export function createRequestGate(deps: RequestGateDeps) {
     // New: only the request that started the read runs it; the others are concurrent with it.
     if (existing || keys.get(slot) !== lookup) return inFlight();
     keys.set(slot, 'running');
+    const recordOf = (answer: ApiResult<unknown>): IdempotencyRecord => ({ keyDigest, requestDigest, answer: storable(answer), at: deps.now().toISOString() });
+    const keepAnswer: KeepAnswer = (doc, answer) => ({ ...doc, idempotency: rememberAnswer(doc.idempotency, recordOf(answer)) });
     try {
       const writesBefore = deps.writesTo(campaignId);
-      const answer = await work();
+      const answer = await work(keepAnswer);
       if (deps.writesTo(campaignId) > writesBefore) {
-        const record = { keyDigest, requestDigest, answer: storable(answer), at: deps.now().toISOString() };
+        const record = recordOf(answer);
         // The request took effect whatever happens here; a lost record only means a retry runs anew.
         await deps.remember(campaignId, record).catch((error: unknown) => deps.onRememberFailed(campaignId, error));
       }
@@ -118,6 +131,8 @@ export function createRequestGate(deps: RequestGateDeps) {
 }
 
 export type RequestGate = ReturnType<typeof createRequestGate>;
+
+export type KeepAnswer = (doc: CampaignDocument, answer: ApiResult<unknown>) => CampaignDocument;
 
 const fail = (code: Parameters<typeof apiError>[0], message: string): ApiResult<never> => ({ ok: false, error: apiError(code, message) });
 

@@ -32,9 +32,9 @@ import { createReadModel, type CampaignSummary, type ReadModel } from './read-mo
 import type { ApiResult, HealthView, RequestOptions, StatusView, SupervisorApi } from './supervisor-api.js';
 import { buildHealth } from './health.js';
 import { KeyedMutex } from '../persistence/keyed-mutex.js';
-import { createAuthority } from './authority.js';
+import { createAuthority, type MutationFacts } from './authority.js';
 import { refusalResult } from './refusals.js';
-import { createRequestGate } from './request-gate.js';
+import { createRequestGate, type KeepAnswer } from './request-gate.js';
 import type { DurableFs } from '../persistence/durable-json-adapter.js';
 import { rememberAnswer } from '../persistence/idempotency.js';
 import type { StoreFailure } from '../persistence/store-errors.js';
@@ -105,7 +105,11 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
       return doc.value.idempotency;
     },
     remember: async (id, record) => {
-      await commit(id, (doc) => ({ doc: { ...doc, idempotency: rememberAnswer(doc.idempotency, record) }, appended: [], wakes: [] }), null);
+      await commit(
+        id,
+        (doc) => (doc.idempotency.some((r) => r.keyDigest === record.keyDigest) ? null : { doc: { ...doc, idempotency: rememberAnswer(doc.idempotency, record) }, appended: [], wakes: [] }),
+        null,
+      );
     },
     writesTo: (id) => writesByCampaign.get(id) ?? 0,
     now,
@@ -425,13 +429,13 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
     }
     const key = options.idempotencyKey;
     if (key === undefined || req.action === 'observe') return answering(() => admit(req));
-    return answering(() => gate.idempotent(req.campaign_id, key, { route: 'campaign_action', body: req }, () => answering(() => admit(req))));
+    return answering(() => gate.idempotent(req.campaign_id, key, { route: 'campaign_action', body: req }, (keepAnswer) => answering(() => admit(req, keepAnswer))));
   }
 
   /** Fenced mutations take the campaign's one in-flight slot; everything else queues. */
-  function admit(req: CampaignActionBody): Promise<ApiResult<unknown>> {
+  function admit(req: CampaignActionBody, keepAnswer?: KeepAnswer): Promise<ApiResult<unknown>> {
     if (req.action === 'submit' || req.action === 'intervene' || req.action === 'cancel' || req.action === 'release') {
-      return gate.oneMutationAtATime(req.campaign_id, (facts) => queue.run(req.campaign_id, () => authorityAction(req, facts)));
+      return gate.oneMutationAtATime(req.campaign_id, { keepAnswer }, (facts) => queue.run(req.campaign_id, () => authorityAction(req, facts)));
     }
     return queue.run(req.campaign_id, () => dispatch(req));
   }
@@ -475,7 +479,7 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
   }
 
   /** Lease and fenced mutations: every remote mutation except claim names the epoch it holds. */
-  async function authorityAction(req: CampaignActionBody, facts: { mutationInFlight: boolean }): Promise<ApiResult<unknown>> {
+  async function authorityAction(req: CampaignActionBody, facts: MutationFacts): Promise<ApiResult<unknown>> {
     switch (req.action) {
       case 'claim':
         return authority.claim(req.campaign_id, req.ttl_seconds ?? config.leaseTtlSeconds);

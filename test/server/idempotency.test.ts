@@ -103,6 +103,19 @@ describe('Idempotency-Key', () => {
     expect(sim.stats().mutationsApplied.submit).toBe(1);
   });
 
+  it('keeps a mutation\'s answer in the same write as its outcome, so no crash can fall between them', async () => {
+    const node = await startNode();
+    const { epoch } = await readyToSubmit(node, 'c1');
+    const writes = node.supervisor.store!.writes();
+    const a = await node.post('campaign_action', { campaign_id: 'c1', action: 'intervene', epoch, instruction: 'lower the lr' }, 'key-atomic');
+    expect(a.status).toBe(200);
+    // The journal entry, then the outcome with the kept answer: two writes, not three.
+    expect(node.supervisor.store!.writes() - writes).toBe(2);
+    const doc = await readDocument(stateRoot, 'c1');
+    expect(doc.idempotency).toHaveLength(1);
+    expect(doc.intents.at(-1)!.outcome?.status).toBe('applied');
+  });
+
   it('the same key with another body is 422 and sends nothing', async () => {
     const node = await startNode();
     const { epoch } = await readyToSubmit(node, 'c1');
