@@ -107,7 +107,7 @@ describe('Idempotency-Key', () => {
     const node = await startNode();
     const { epoch } = await readyToSubmit(node, 'c1');
     const writes = node.supervisor.store!.writes();
-    const a = await node.post('campaign_action', { campaign_id: 'c1', action: 'intervene', epoch, instruction: 'lower the lr' }, 'key-atomic');
+    const a = await node.post('campaign_action', { campaign_id: 'c1', action: 'submit', epoch, text: 'attempt 2' }, 'key-atomic');
     expect(a.status).toBe(200);
     // The journal entry, then the outcome with the kept answer: two writes, not three.
     expect(node.supervisor.store!.writes() - writes).toBe(2);
