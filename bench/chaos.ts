@@ -101,7 +101,9 @@ async function oneRun(sim: SimChild, flow: Flow, point: Point, random: () => num
   let first: SupervisorChild | null = null;
   let second: SupervisorChild | null = null;
   try {
-    const { ids } = await admin<{ ids: string[] }>(sim, 'tasks', { count: 1, scenario: 'steady' });
+    // One attempt at a time: a submit is only allowed once the bound task has finished.
+    const { ids } = await admin<{ ids: string[] }>(sim, 'tasks', { count: 1, scenario: flow === 'submit' ? 'failed' : 'steady' });
+    if (flow === 'submit') await admin(sim, 'advance', { taskId: ids[0], times: 20 });
     const before = await admin<SimStats>(sim, 'stats');
 
     const armed = flow !== 'claim' && point !== 'random' ? point : undefined;

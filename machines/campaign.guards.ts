@@ -15,7 +15,7 @@ import type {
   RemoteObservedEvent,
   RenewLeaseOutput,
 } from './campaign.types.js';
-import { LEASE_TTL_BOUNDS, READBACK_FRESH_MS } from './campaign.types.js';
+import { LEASE_TTL_BOUNDS, READBACK_FRESH_MS, TERMINAL_TASK_STATES } from './campaign.types.js';
 
 type GuardArgs = { context: CampaignContext; event: CampaignEvent };
 
@@ -36,15 +36,24 @@ export function readbackIsFresh(readback: LeaseReadback | null, now: string): bo
 
 const ourEpoch = (context: CampaignContext): number | null => context.lease?.epoch ?? null;
 
+/** A bound task that is not (known to be) terminal is an attempt still running. */
+export function attemptRunning(boundTaskState: string | null): boolean {
+  return boundTaskState !== null && !(TERMINAL_TASK_STATES as readonly string[]).includes(boundTaskState);
+}
+
 // ---- mutation guards: every one must hold for MUTATE to reach `relaying` ----------------------
 
 /** The ordered rules of a mutation, each with the stable code a refusal reports. */
 export const MUTATION_RULES = [
+  // First: a concurrent request is refused before anything else is looked at (no I/O at all).
+  { guard: 'noMutationInFlight', code: 'mutation_in_progress', holds: (_c, e) => !e.mutationInFlight },
   { guard: 'readbackFresh', code: 'readback_stale', holds: (_c, e) => readbackIsFresh(e.readback, e.now) },
   { guard: 'leaseValidForEpoch', code: 'lease_not_held', holds: (c, e) => readbackShowsOurLease(c.controllerId, ourEpoch(c), e.readback) },
   { guard: 'remoteEnforcesEpochs', code: 'unsupported_capability', holds: (_c, e) => e.epochEnforced },
   { guard: 'requestedEpochMatchesLease', code: 'lease_stale_epoch', holds: (c, e) => e.epoch === ourEpoch(c) },
   { guard: 'approvalValid', code: 'approval_required', holds: (c, e) => operatorApproved(e) || reviewFreshForEvent(c, e) },
+  // One remote attempt at a time: the operator cancels (and observes the end) before submitting.
+  { guard: 'noAttemptRunning', code: 'attempt_running', holds: (_c, e) => e.mutation.kind !== 'submit' || !attemptRunning(e.boundTaskState) },
   { guard: 'attemptBoundNotExceeded', code: 'attempt_limit_reached', holds: (c, e) => e.mutation.kind !== 'submit' || c.attemptsSubmitted < c.maxAttempts },
   { guard: 'noOpenIntent', code: 'intent_unresolved', holds: (c) => c.pendingIntent === null },
 ] as const satisfies readonly { guard: string; code: string; holds: (c: CampaignContext, e: MutateEvent) => boolean }[];
@@ -96,6 +105,8 @@ export const campaignGuards = {
   reviewFreshForEvent: ({ context, event }: GuardArgs) => event.type === 'MUTATE' && reviewFreshForEvent(context, event),
   attemptBoundNotExceeded: onMutate('attemptBoundNotExceeded'),
   noOpenIntent: ({ context }: GuardArgs) => context.pendingIntent === null,
+  noMutationInFlight: onMutate('noMutationInFlight'),
+  noAttemptRunning: onMutate('noAttemptRunning'),
   intentOpen: ({ context }: GuardArgs) => context.pendingIntent !== null,
 
   ttlWithinBounds: ({ event }: GuardArgs) =>

@@ -71,7 +71,7 @@ export const campaignMachine = setup({
   guards: {
     ...campaignGuards,
     // Pausing or closing mid-relay would abort it and manufacture an ambiguous intent.
-    noMutationInFlight: not(stateIn(`${AUTHORITY}.controlling.relaying`)),
+    notRelaying: not(stateIn(`${AUTHORITY}.controlling.relaying`)),
   },
   actions: {
     noteError: assign((_, params: { code: string }) => ({ lastErrorCode: params.code })),
@@ -144,8 +144,8 @@ export const campaignMachine = setup({
     active: {
       type: 'parallel',
       on: {
-        PAUSE: { guard: 'noMutationInFlight', target: 'paused' },
-        CLOSE: { guard: 'noMutationInFlight', target: 'closed' },
+        PAUSE: { guard: 'notRelaying', target: 'paused' },
+        CLOSE: { guard: 'notRelaying', target: 'closed' },
         // Record only: a failed read is never a failed attempt.
         REMOTE_UNAVAILABLE: { actions: 'recordReadFailure' },
       },
@@ -190,6 +190,7 @@ export const campaignMachine = setup({
                   on: {
                     MUTATE: {
                       guard: and([
+                        'noMutationInFlight',
                         'readbackFresh',
                         'leaseValidForEpoch',
                         'remoteEnforcesEpochs',
@@ -197,6 +198,7 @@ export const campaignMachine = setup({
                         or(['operatorApproved', 'reviewFreshForEvent']),
                         'attemptBoundNotExceeded',
                         'noOpenIntent',
+                        'noAttemptRunning',
                       ]),
                       target: 'relaying',
                       actions: 'openIntent',

@@ -7,7 +7,7 @@
 import type { SnapshotFrom } from 'xstate';
 import type { CampaignMachine } from './campaign.machine.js';
 import { MUTATION_RULES } from './campaign.guards.js';
-import { LEASE_TTL_BOUNDS, type CampaignEvent } from './campaign.types.js';
+import { LEASE_TTL_BOUNDS, type CampaignEvent, type MutateEvent } from './campaign.types.js';
 
 export const REFUSAL_CODES = [
   'campaign_closed',
@@ -56,6 +56,9 @@ export function explainRefusal(snapshot: CampaignSnapshot, event: CampaignEvent)
   const ctx = snapshot.context;
   switch (event.type) {
     case 'MUTATE': {
+      // Whatever state the campaign is in, a concurrent request is told only that (no I/O).
+      const concurrent = refuseConcurrentMutation(event);
+      if (concurrent) return concurrent;
       if (inState(snapshot, `${AUTH}.ambiguous-intent`)) return 'intent_unresolved';
       if (!inState(snapshot, `${AUTH}.controlling`)) return 'lease_required';
       const broken = MUTATION_RULES.find((rule) => !rule.holds(ctx, event));
@@ -77,4 +80,14 @@ export function explainRefusal(snapshot: CampaignSnapshot, event: CampaignEvent)
     default:
       return 'action_not_allowed';
   }
+}
+
+const inFlightRule = MUTATION_RULES.find((rule) => rule.guard === 'noMutationInFlight')!;
+
+/**
+ * The one mutation rule decidable from the event alone, so the services can refuse a
+ * concurrent mutation before loading anything: the chart's `noMutationInFlight` guard.
+ */
+export function refuseConcurrentMutation(event: Pick<MutateEvent, 'mutationInFlight'>): RefusalCode | null {
+  return event.mutationInFlight ? inFlightRule.code : null;
 }

@@ -18,6 +18,12 @@ export const READBACK_FRESH_MS = 30_000;
 /** The four fenced mutations. Claim and renew are lease operations with their own actors. */
 export type MutationKind = 'submit' | 'intervene' | 'cancel' | 'release';
 
+/**
+ * A remote task in one of these states has finished: a new attempt may start. Anything else,
+ * including a state not yet observed, counts as an attempt still running (fail closed).
+ */
+export const TERMINAL_TASK_STATES = ['completed', 'failed', 'canceled', 'rejected'] as const;
+
 export type Mutation =
   | { kind: 'submit'; text: string }
   | { kind: 'intervene'; instruction: string }
@@ -109,6 +115,16 @@ export interface MutateEvent {
   approval: MutationApproval;
   /** Services' clock when the event was built (ISO); readback freshness is measured from it. */
   now: string;
+  /**
+   * Another mutation of this campaign is being handled right now (the services' in-flight
+   * slot, taken before any I/O). Only one mutation per campaign may be in flight.
+   */
+  mutationInFlight: boolean;
+  /**
+   * The bound remote task's state as last observed: null when no task is bound, 'unobserved'
+   * when the bound task has not been read since it was bound (e.g. right after a submit).
+   */
+  boundTaskState: string | null;
 }
 
 /**

@@ -6,7 +6,11 @@
  */
 import type { AnyMachineSnapshot } from 'xstate';
 
-/** Bump on any change to states, events, guards or context shape. */
+/**
+ * Bump on any change to what a persisted snapshot holds (state values, context shape), with a
+ * migration. Guards and event payloads are not persisted: a stricter rule needs no bump, since
+ * a restored snapshot simply meets the rules of this build.
+ */
 export const CAMPAIGN_MACHINE_VERSION = 'campaign@2';
 
 /** The envelope the store keeps (`CampaignDocument.machine`). */

@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { PUBLIC_EVENT_KINDS, SIGNIFICANT_EVENT_CLASSES, WAKE_TARGETS } from '../machines/vocabulary.js';
+import { IDEMPOTENCY_KEY_RETENTION, idempotencyRecordSchema } from './idempotency.js';
 import { leaseSnapshotSchema, remoteViewSchema } from './remote-view.js';
 import { failure, type StoreFailure } from './store-errors.js';
 
@@ -123,6 +124,11 @@ const campaignDocumentShape = z.strictObject({
   }),
   intents: z.array(mutationIntentSchema),
   consumedDecisions: z.array(nonEmpty),
+  /**
+   * Answers to requests sent with an Idempotency-Key (see idempotency.ts), newest last.
+   * Absent in documents written before it existed: they read as none (the migration).
+   */
+  idempotency: z.array(idempotencyRecordSchema).max(IDEMPOTENCY_KEY_RETENTION).default([]),
   paused: z.boolean(),
   /** The XState persisted snapshot with the machine version that wrote it. Opaque here. */
   machine: z.strictObject({ version: nonEmpty, snapshot: z.unknown() }).nullable(),
@@ -194,6 +200,7 @@ export function newCampaignDocument(input: NewCampaignInput): CampaignDocument {
     wake: { requests: [], totals: { argus: 0, foreman: 0 } },
     intents: [],
     consumedDecisions: [],
+    idempotency: [],
     paused: false,
     machine: null,
   };

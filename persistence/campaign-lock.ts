@@ -10,7 +10,7 @@
  * @module
  */
 import lockfile from 'proper-lockfile';
-import { describeError, failure, type StoreFailure } from './store-errors.js';
+import { describeError, errnoOf, failure, type StoreFailure } from './store-errors.js';
 
 export interface LockSettings {
   /** A lock not refreshed for this long is stale. proper-lockfile's floor is effectively 5 s. */
@@ -58,7 +58,7 @@ export async function acquireCampaignLock(
     const code = (error as NodeJS.ErrnoException).code;
     return code === 'ELOCKED'
       ? failure('lock_timeout', `lock ${lockPath} still held after retries`)
-      : failure('io_failed', `cannot lock ${lockPath}: ${describeError(error)}`);
+      : { ...failure('io_failed', `cannot lock ${lockPath}: ${describeError(error)}`), ...(errnoOf(error) ? { errno: errnoOf(error)! } : {}) };
   }
   return {
     get compromised() {

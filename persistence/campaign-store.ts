@@ -20,10 +20,10 @@ import { acquireCampaignLock, DEFAULT_LOCK_SETTINGS, isLockFailure, type LockSet
 import { campaignDocumentSchema, summarizeIssues, type CampaignDocument, type PublicEvent } from './campaign-document.js';
 import { reportCorruptDocument } from './corrupt-report.js';
 import { checkDocumentTransition } from './document-transition.js';
-import { DurableJsonFile, isTempFileName, syncDirectory } from './durable-json-adapter.js';
+import { DurableJsonFile, isTempFileName, syncDirectory, type DurableFs } from './durable-json-adapter.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import { isFailClosed, readDocument, type DocumentRead, type FailClosedCode } from './read-document.js';
-import { PersistenceError, describeError, failure, isPersistenceError, type StoreErrorCode, type StoreFailure } from './store-errors.js';
+import { PersistenceError, describeError, errnoOf, failure, ioFailure, isPersistenceError, type StoreErrorCode, type StoreFailure } from './store-errors.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, ensurePrivateLayout, storeLayout, type StoreLayout } from './store-layout.js';
 
 /** Structurally satisfied by a pino logger. */
@@ -45,11 +45,15 @@ export interface CampaignStoreOptions {
   /** Called after each durable document write (feeds `argus_supervisor_store_writes_total`). */
   onWrite?: (write: StoreWrite) => void;
   now?: () => Date;
+  /** The file-system calls documents are read and written with (tests inject failures). */
+  fs?: DurableFs;
+  /** The statechart's version check; a document whose snapshot fails it is `machine_version_unknown`. */
+  machineVersionKnown?: (version: string) => boolean;
 }
 
 export type LoadResult =
   | { id: string; ok: true; doc: CampaignDocument }
-  | { id: string; ok: false; code: FailClosedCode | 'io_failed'; reason: string };
+  | { id: string; ok: false; code: FailClosedCode | 'io_failed'; reason: string; errno?: string };
 
 export type LoadOneResult = LoadResult | { id: string; ok: false; code: 'campaign_not_found' | 'invalid_campaign_id'; reason: string };
 
@@ -131,7 +135,7 @@ class FileCampaignStore implements CampaignStore {
   async load(id: string): Promise<LoadOneResult> {
     if (!isValidCampaignId(id)) return { id, ...failure('invalid_campaign_id', 'campaign id must match [A-Za-z0-9._-]{1,128} without a leading dot') };
     const read = await this.readAndReport(id);
-    return read.ok ? { id, ok: true, doc: read.doc } : { id, ok: false, code: read.code, reason: read.reason };
+    return read.ok ? { id, ok: true, doc: read.doc } : { id, ...read };
   }
 
   async create(doc: CampaignDocument): Promise<WriteResult> {
@@ -152,7 +156,7 @@ class FileCampaignStore implements CampaignStore {
     return this.underLock(id, async (file) => {
       // Re-read under the lock: whatever the caller saw before may be stale.
       const read = await this.readAndReport(id, file);
-      if (!read.ok) return failure(read.code, read.reason);
+      if (!read.ok) return read;
       const prev = read.doc;
       let proposed: CampaignDocument | null;
       try {
@@ -189,6 +193,7 @@ class FileCampaignStore implements CampaignStore {
       );
       if (isLockFailure(lock)) return lock;
       const file = new DurableJsonFile<unknown>(documentPath, {
+        ...(this.options.fs ? { fs: this.options.fs } : {}),
         beforeCommit: () => {
           if (lock.compromised) throw new PersistenceError('lock_compromised', `lock for ${id} was taken over as stale`);
         },
@@ -196,8 +201,11 @@ class FileCampaignStore implements CampaignStore {
       try {
         return await work(file);
       } catch (error) {
-        if (isPersistenceError(error)) return failure(error.code, error.message);
-        return failure('io_failed', describeError(error));
+        if (isPersistenceError(error)) {
+          const errno = error.code === 'io_failed' ? errnoOf(error) : undefined;
+          return { ...failure(error.code, error.message), ...(errno ? { errno } : {}) };
+        }
+        return ioFailure(error);
       } finally {
         await lock.release();
       }
@@ -223,8 +231,11 @@ class FileCampaignStore implements CampaignStore {
     });
   }
 
-  private async readAndReport(id: string, file = new DurableJsonFile<unknown>(this.layout.documentPath(id))): Promise<DocumentRead> {
-    const read = await readDocument(file, id);
+  private async readAndReport(
+    id: string,
+    file = new DurableJsonFile<unknown>(this.layout.documentPath(id), this.options.fs ? { fs: this.options.fs } : {}),
+  ): Promise<DocumentRead> {
+    const read = await readDocument(file, id, this.options.machineVersionKnown);
     if (isFailClosed(read)) await this.report(id, read.code, read.reason);
     return read;
   }

@@ -12,7 +12,7 @@ import { DurableJsonFile } from './durable-json-adapter.js';
 
 export interface CorruptReport {
   campaignId: string;
-  code: 'document_corrupt' | 'document_version_unknown';
+  code: 'document_corrupt' | 'document_version_unknown' | 'machine_version_unknown';
   reason: string;
   detectedAt: string;
   documentPath: string;

@@ -5,26 +5,36 @@
  */
 import { parseCampaignDocument, type CampaignDocument } from './campaign-document.js';
 import type { DurableJsonFile } from './durable-json-adapter.js';
-import { describeError, failure, isPersistenceError, type StoreFailure } from './store-errors.js';
+import { failure, ioFailure, isPersistenceError, type StoreFailure } from './store-errors.js';
 
-export type FailClosedCode = 'document_corrupt' | 'document_version_unknown';
+export type FailClosedCode = 'document_corrupt' | 'document_version_unknown' | 'machine_version_unknown';
 
 export type DocumentRead =
   | { ok: true; doc: CampaignDocument }
   | StoreFailure<FailClosedCode>
   | StoreFailure<'campaign_not_found' | 'io_failed'>;
 
-export async function readDocument(file: DurableJsonFile<unknown>, id: string): Promise<DocumentRead> {
+/**
+ * @param machineVersionKnown the statechart's own check (the store does not know the chart): a
+ *   snapshot of another version would restore into the wrong rules, so it fails closed here,
+ *   at every read, exactly like a corrupt document (reported, never rewritten).
+ */
+export async function readDocument(file: DurableJsonFile<unknown>, id: string, machineVersionKnown?: (version: string) => boolean): Promise<DocumentRead> {
   let raw: unknown;
   try {
     raw = await file.read();
   } catch (error) {
     if (isPersistenceError(error) && error.code === 'document_corrupt') return failure('document_corrupt', error.message);
-    return failure('io_failed', describeError(error));
+    return ioFailure(error);
   }
   if (raw === null) return failure('campaign_not_found', `no campaign ${id}`);
-  return parseCampaignDocument(raw, id);
+  const parsed = parseCampaignDocument(raw, id);
+  const version = parsed.ok ? parsed.doc.machine?.version : undefined;
+  if (version !== undefined && machineVersionKnown && !machineVersionKnown(version)) {
+    return failure('machine_version_unknown', `machine version ${JSON.stringify(version).slice(0, 60)} is not known to this build`);
+  }
+  return parsed;
 }
 
 export const isFailClosed = (read: DocumentRead): read is StoreFailure<FailClosedCode> =>
-  !read.ok && (read.code === 'document_corrupt' || read.code === 'document_version_unknown');
+  !read.ok && (read.code === 'document_corrupt' || read.code === 'document_version_unknown' || read.code === 'machine_version_unknown');

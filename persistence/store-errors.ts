@@ -13,6 +13,8 @@ export const STORE_ERROR_CODES = [
   'document_corrupt',
   /** A `documentVersion` this build does not know. Never rewritten (a newer build wrote it). */
   'document_version_unknown',
+  /** A machine snapshot written by a statechart version this build does not know. Never rewritten. */
+  'machine_version_unknown',
   /** A transaction produced a document that fails the schema; nothing was written. */
   'document_invalid',
   /** A transaction tried to move a monotonic field backwards or drop a journal entry. */
@@ -31,9 +33,25 @@ export interface StoreFailure<C extends string = StoreErrorCode> {
   readonly code: C;
   /** One sentence for logs and operators; never parsed. */
   readonly reason: string;
+  /** For `io_failed`: the operating system's error code (ENOSPC, EIO, EACCES, EROFS, ...). */
+  readonly errno?: string;
 }
 
 export const failure = <C extends string>(code: C, reason: string): StoreFailure<C> => ({ ok: false, code, reason });
+
+/** An I/O failure as a value, keeping the errno of the error (or of its cause). */
+export function ioFailure(error: unknown): StoreFailure<'io_failed'> {
+  const errno = errnoOf(error);
+  return { ok: false, code: 'io_failed', reason: describeError(error), ...(errno ? { errno } : {}) };
+}
+
+export function errnoOf(error: unknown): string | undefined {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (typeof code === 'string' && /^E[A-Z0-9]+$/.test(code)) return code;
+  }
+  return undefined;
+}
 
 /**
  * The one thrown form, for the lowdb `Adapter` contract (whose `read()` can only resolve to

@@ -8,7 +8,8 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import type { Logger } from 'pino';
 import { API_ERROR_STATUS, type ApiError } from '../services/api-errors.js';
 import { buildInfo } from '../services/build-info.js';
-import type { ApiResult, SupervisorApi } from '../services/supervisor-api.js';
+import type { ApiResult, RequestOptions, SupervisorApi } from '../services/supervisor-api.js';
+import { isValidIdempotencyKey } from '../services/request-gate.js';
 import { createKeyCheck } from './auth.js';
 
 export const API_PREFIX = '/api/plugins/argus_supervisor';
@@ -71,16 +72,35 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
 
     protectedRoutes.post(`${API_PREFIX}/health`, async () => ({ ok: true, ...supervisor.health() }));
     protectedRoutes.post(`${API_PREFIX}/status`, async () => ({ ok: true, ...supervisor.status() }));
-    protectedRoutes.post(`${API_PREFIX}/campaigns`, async (req, reply) => send(reply, await supervisor.campaigns(req.body ?? {})));
-    protectedRoutes.post(`${API_PREFIX}/campaign_action`, async (req, reply) =>
-      send(reply, await supervisor.campaignAction(req.body ?? {})),
-    );
+    protectedRoutes.post(`${API_PREFIX}/campaigns`, async (req, reply) => {
+      const options = requestOptions(req.headers);
+      return send(reply, options.ok ? await supervisor.campaigns(req.body ?? {}, options.value) : options);
+    });
+    protectedRoutes.post(`${API_PREFIX}/campaign_action`, async (req, reply) => {
+      const options = requestOptions(req.headers);
+      return send(reply, options.ok ? await supervisor.campaignAction(req.body ?? {}, options.value) : options);
+    });
   });
 
   return app;
 }
 
+/**
+ * The `Idempotency-Key` header (Stripe's contract, see services/request-gate.ts): one value of
+ * 1-255 printable ASCII characters; anything else is refused before the request runs.
+ */
+function requestOptions(headers: Record<string, string | string[] | undefined>): ApiResult<RequestOptions> {
+  const key = headers['idempotency-key'];
+  if (key === undefined) return { ok: true, value: {} };
+  if (typeof key !== 'string' || !isValidIdempotencyKey(key)) {
+    return { ok: false, error: { code: 'invalid_request', message: 'Idempotency-Key must be one value of 1-255 printable ASCII characters.' } };
+  }
+  return { ok: true, value: { idempotencyKey: key } };
+}
+
 function send(reply: FastifyReply, result: ApiResult<unknown>) {
+  // Stripe marks an answer served from the idempotency store the same way.
+  if (result.replayed) void reply.header('idempotent-replayed', 'true');
   if (result.ok) return reply.send({ ok: true, ...(result.value as object) });
   return reply.code(statusOf(result.error)).send({ ok: false, error: result.error });
 }

@@ -18,6 +18,12 @@ export const API_ERROR_STATUS = {
   lease_not_held: 409,
   readback_stale: 409,
   attempt_limit_reached: 409,
+  /** The bound remote task has not reached a terminal state: cancel it first. */
+  attempt_running: 409,
+  /** Another mutation of this campaign (or a request with the same Idempotency-Key) is in flight. */
+  mutation_in_progress: 409,
+  /** The Idempotency-Key was first used with another request. */
+  idempotency_key_reused: 422,
   intent_unresolved: 409,
   intent_not_found: 409,
   unsupported_capability: 409,
@@ -28,6 +34,8 @@ export const API_ERROR_STATUS = {
   remote_rejected: 409,
   mutation_in_doubt: 502,
   supervisor_disabled: 503,
+  /** The state root could not be read or written (ENOSPC, EIO, EACCES, EROFS, ...); data is intact. */
+  storage_unavailable: 503,
 } as const;
 
 export type ApiErrorCode = keyof typeof API_ERROR_STATUS;
@@ -38,3 +46,14 @@ export interface ApiError {
 }
 
 export const apiError = (code: ApiErrorCode, message: string): ApiError => ({ code, message });
+
+/**
+ * Thrown from deep inside an operation (a store write that failed for an I/O reason, a
+ * document found corrupt) and turned back into an answer at the API edge, so every caller
+ * of `commit` need not thread the failure through by hand.
+ */
+export class ApiFailure extends Error {
+  constructor(readonly error: ApiError) {
+    super(error.message);
+  }
+}

@@ -26,7 +26,7 @@ import type {
 import type { CampaignDocument } from '../persistence/campaign-document.js';
 import { openIntent, recordIntent, recordIntentOutcome } from '../persistence/intent-journal.js';
 import { digestPayload } from '../persistence/payload-digest.js';
-import { apiError, type ApiError, type ApiErrorCode } from './api-errors.js';
+import { ApiFailure, apiError, type ApiError, type ApiErrorCode } from './api-errors.js';
 import { describeStates, peekSnapshot, runCampaignEffect, type StepResult } from './campaign-actor.js';
 import { summarize } from './campaign-summary.js';
 import { crashPoint, isArmed } from './fault-points.js';
@@ -65,6 +65,11 @@ const CAPABILITY_OF: Record<Mutation['kind'], Capability> = {
 
 /** A mutation is not sent when the lease has less than this left: it could lapse in flight. */
 const LEASE_SEND_MARGIN_MS = 5_000;
+
+export interface MutationFacts {
+  mutationInFlight: boolean;
+  keepAnswer?: ((doc: CampaignDocument, answer: ApiResult<unknown>) => CampaignDocument) | undefined;
+}
 
 const ok = <T>(value: T): ApiResult<T> => ({ ok: true, value });
 const fail = (code: ApiErrorCode, message: string): ApiResult<never> => ({ ok: false, error: apiError(code, message) });
@@ -191,7 +196,16 @@ export function createAuthority(deps: AuthorityDeps) {
 
   // ---- fenced mutations ---------------------------------------------------------------------
 
-  async function mutate(campaignId: string, mutation: Mutation, epoch: number): Promise<ApiResult<unknown>> {
+  /** The bound task's last observed state; a task bound since the last read is 'unobserved'. */
+  const boundTaskState = (doc: CampaignDocument): string | null =>
+    doc.remote.taskId === null ? null : doc.remoteView?.taskId === doc.remote.taskId ? doc.remoteView.state : 'unobserved';
+
+  /**
+   * One fenced mutation. The caller holds the campaign's in-flight slot (one mutation at a
+   * time), says whether another was in flight when this one arrived, and may ask for the
+   * answer to be kept (an Idempotency-Key) in the outcome's own write.
+   */
+  async function mutate(campaignId: string, mutation: Mutation, epoch: number, facts: MutationFacts): Promise<ApiResult<unknown>> {
     const gate = await mutableRemote(CAPABILITY_OF[mutation.kind]);
     if (!gate.ok) return { ok: false, error: gate.error };
     const loaded = await deps.loadDoc(campaignId);
@@ -217,6 +231,8 @@ export function createAuthority(deps: AuthorityDeps) {
       epochEnforced,
       approval,
       now: localNow.toISOString(),
+      mutationInFlight: facts.mutationInFlight,
+      boundTaskState: boundTaskState(doc),
     };
     const localRefusal = explainRefusal(snapshot, local);
     if (localRefusal) return refusalResult(localRefusal);
@@ -281,7 +297,7 @@ export function createAuthority(deps: AuthorityDeps) {
         : answer?.outcome === 'rejected'
           ? { status: 'rejected' as const, code: answer.code }
           : null;
-    const change = await deps.commit(campaignId, (current) => {
+    const change = await commitOutcome(campaignId, (current) => {
       const now = deps.now();
       let next: CampaignDocument = current;
       const status = output?.status ?? 'ambiguous';
@@ -298,21 +314,37 @@ export function createAuthority(deps: AuthorityDeps) {
         next = { ...next, remote: { ...next.remote, taskId }, attemptsSubmitted: current.attemptsSubmitted + 1 };
       }
       next = applyMachineContext(next, step, now);
-      return publish(next, draftsFromEmitted(step.emitted), wakesFromEmitted(step.emitted), now);
+      const published = publish(next, draftsFromEmitted(step.emitted), wakesFromEmitted(step.emitted), now);
+      // The answer is kept in the same write as the outcome: no crash can separate them.
+      return facts.keepAnswer ? { ...published, doc: facts.keepAnswer(published.doc, answerFor(published.doc)) } : published;
     });
     if (!change) {
       // The outcome could not be written: whatever the answer was, the intent is now in doubt.
-      await deps.markInDoubt(campaignId);
+      await deps.markInDoubt(campaignId).catch(() => undefined);
       return fail('mutation_in_doubt', `The ${mutation.kind} outcome could not be recorded; it will not be re-sent. Use resolve_intent.`);
     }
-    const summary = summarize(change.doc);
-    if (!output) {
-      return fail('mutation_in_doubt', `The ${mutation.kind} may or may not have been applied; it will not be re-sent. Use resolve_intent.`);
+    return answerFor(change.doc);
+
+    function answerFor(doc: CampaignDocument): ApiResult<unknown> {
+      if (!output) {
+        return fail('mutation_in_doubt', `The ${mutation.kind} may or may not have been applied; it will not be re-sent. Use resolve_intent.`);
+      }
+      if (output.status === 'applied') {
+        const taskId = newTaskId as string | null;
+        return ok({ campaign: summarize(doc), request_id: event.requestId, outcome: 'applied', ...(taskId ? { task_id: taskId } : {}) });
+      }
+      return fail(remoteRefusalCode(output.code), `The remote refused the ${mutation.kind} (${output.code ?? 'rejected'}); nothing was applied.`);
     }
-    if (output.status === 'applied') {
-      return ok({ campaign: summary, request_id: event.requestId, outcome: 'applied', ...(newTaskId ? { task_id: newTaskId } : {}) });
+  }
+
+  /** The relay has happened: a store that cannot take the outcome leaves it in doubt, never an error that invites a retry. */
+  async function commitOutcome(campaignId: string, change: (doc: CampaignDocument) => DocumentChange | null): Promise<DocumentChange | null> {
+    try {
+      return await deps.commit(campaignId, change);
+    } catch (error) {
+      if (error instanceof ApiFailure) return null;
+      throw error;
     }
-    return fail(remoteRefusalCode(output.code), `The remote refused the ${mutation.kind} (${output.code ?? 'rejected'}); nothing was applied.`);
   }
 
   async function recordLeaseLost(campaignId: string, readback: LeaseReadback | null, at: Date): Promise<void> {

@@ -18,6 +18,8 @@ export function refusalResult(code: string): ApiResult<never> {
     readback_stale: ['readback_stale', 'The lease readback is not fresh; nothing was sent.'],
     unsupported_capability: ['unsupported_capability', 'The remote does not enforce lease epochs; nothing was sent.'],
     attempt_limit_reached: ['attempt_limit_reached', 'The campaign has used all of its max_attempts; nothing was sent.'],
+    attempt_running: ['attempt_running', 'The current remote attempt has not finished; cancel it (and observe) before submitting. Nothing was sent.'],
+    mutation_in_progress: ['mutation_in_progress', 'Another mutation of this campaign is in flight; nothing was sent. Retry when it has answered.'],
     intent_unresolved: ['intent_unresolved', 'A mutation is in doubt; resolve_intent must settle it first. Nothing was sent.'],
     intent_not_found: ['intent_not_found', 'The campaign has no mutation in doubt.'],
     approval_required: ['action_not_allowed', 'The mutation lacks an explicit operator action or a fresh Reviewer verdict.'],

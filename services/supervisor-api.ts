@@ -7,7 +7,14 @@ import type { ApiError } from './api-errors.js';
 import type { CampaignSummary, PublicEventView, ReadModel } from './read-model.js';
 import type { SupervisorMetrics } from './metrics.js';
 
-export type ApiResult<T> = { ok: true; value: T } | { ok: false; error: ApiError };
+/** `replayed`: the kept answer to an earlier request with the same Idempotency-Key. */
+export type ApiResult<T> = ({ ok: true; value: T } | { ok: false; error: ApiError }) & { replayed?: true };
+
+/** Per-request options of the mutating calls. */
+export interface RequestOptions {
+  /** Stripe-style: the same key and request get the first answer again; see services/request-gate.ts. */
+  idempotencyKey?: string;
+}
 
 export interface HealthView {
   enabled: boolean;
@@ -39,7 +46,7 @@ export interface SupervisorApi {
   health(): HealthView;
   status(): StatusView;
   /** `{action: "list" | "get" | "create", ...}` */
-  campaigns(body: unknown): Promise<ApiResult<unknown>>;
+  campaigns(body: unknown, options?: RequestOptions): Promise<ApiResult<unknown>>;
   /** `{campaign_id, action, ...arguments}` */
-  campaignAction(body: unknown): Promise<ApiResult<unknown>>;
+  campaignAction(body: unknown, options?: RequestOptions): Promise<ApiResult<unknown>>;
 }

@@ -14,12 +14,13 @@ import type { RemoteDescription } from '../adapters/a2a/discovery.js';
 import { silentLogger, type Logger } from '../adapters/logger.js';
 import type { CampaignEvent } from '../machines/campaign.types.js';
 import { explainRefusal } from '../machines/campaign.refusals.js';
+import { isKnownMachineVersion } from '../machines/campaign.version.js';
 import type { WakeTarget } from '../machines/vocabulary.js';
 import { newCampaignDocument, type CampaignDocument, type WakeRequest as RecordedWake } from '../persistence/campaign-document.js';
 import { openCampaignStore, type CampaignStore } from '../persistence/campaign-store.js';
 import { stateRootOwnership, type Ownership, type OwnershipLease } from '../persistence/owner-lock.js';
-import { apiError, type ApiError } from './api-errors.js';
-import { campaignActionSchema, campaignsBodySchema, describeIssues, type CampaignActionBody } from './api-schemas.js';
+import { ApiFailure, apiError, type ApiError } from './api-errors.js';
+import { campaignActionSchema, campaignsBodySchema, describeIssues, type CampaignActionBody, type CampaignsBody } from './api-schemas.js';
 import { initialMachine, peekSnapshot } from './campaign-actor.js';
 import { corruptEntry, entryFromDocument, isDue, type CampaignEntry } from './campaign-registry.js';
 import { corruptSummary, eventViews, summarize, withLastReadAt } from './campaign-summary.js';
@@ -29,13 +30,17 @@ import { createHeartbeat, type Heartbeat, type SweepReport } from './heartbeat.j
 import { createMetrics, type SupervisorMetrics } from './metrics.js';
 import { applyIntentInDoubt, applyObservation, applyReadFailure, stepAndPublish, type DocumentChange } from './observation.js';
 import { createReadModel, type CampaignSummary, type ReadModel } from './read-model.js';
-import type { ApiResult, HealthView, StatusView, SupervisorApi } from './supervisor-api.js';
+import type { ApiResult, HealthView, RequestOptions, StatusView, SupervisorApi } from './supervisor-api.js';
 import { buildHealth } from './health.js';
 import { KeyedMutex } from '../persistence/keyed-mutex.js';
-import { createAuthority } from './authority.js';
+import { createAuthority, type MutationFacts } from './authority.js';
 import { refusalResult } from './refusals.js';
 import { createReadRefusal } from './task-verification.js';
 import { StartupFailure } from './startup-failure.js';
+import { createRequestGate, type KeepAnswer } from './request-gate.js';
+import type { DurableFs } from '../persistence/durable-json-adapter.js';
+import { rememberAnswer } from '../persistence/idempotency.js';
+import type { StoreFailure } from '../persistence/store-errors.js';
 
 /**
  * Where wake requests go. The Argus and Foreman bridges are a later issue; until then the
@@ -55,6 +60,8 @@ export interface SupervisorOptions {
   metrics?: SupervisorMetrics;
   /** Who may host the campaigns; default: one owner per state root (`persistence/owner-lock.ts`). */
   ownership?: Ownership;
+  /** The file-system calls of the campaign store (tests inject storage failures). */
+  storeFs?: DurableFs;
 }
 
 export interface Supervisor extends SupervisorApi {
@@ -106,6 +113,26 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
   const ownership =
     opts.ownership ??
     stateRootOwnership({ root: config.stateRoot, onCompromised: (reason) => logger.error({ code: 'state_root_taken_over', reason }, 'another process took over the state root') });
+  const writesByCampaign = new Map<string, number>();
+  const gate = createRequestGate({
+    records: async (id) => {
+      if (!entries.has(id)) return [];
+      const doc = await loadDoc(id);
+      if (!doc.ok) throw new ApiFailure(doc.error);
+      return doc.value.idempotency;
+    },
+    remember: async (id, record) => {
+      await commit(
+        id,
+        (doc) => (doc.idempotency.some((r) => r.keyDigest === record.keyDigest) ? null : { doc: { ...doc, idempotency: rememberAnswer(doc.idempotency, record) }, appended: [], wakes: [] }),
+        null,
+      );
+    },
+    writesTo: (id) => writesByCampaign.get(id) ?? 0,
+    now,
+    onRememberFailed: (campaignId, error) =>
+      logger.error({ campaignId, err: error instanceof ApiFailure ? error.error.code : String(error) }, 'idempotency answer not kept'),
+  });
 
   const authority = createAuthority({
     controllerId: config.controllerId,
@@ -221,8 +248,8 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
       return result ? result.doc : null;
     });
     if (!written.ok) {
+      throwIfUnusable(campaignId, written);
       logger.error({ campaignId, code: written.code }, 'campaign write refused');
-      if (written.code === 'document_corrupt' || written.code === 'document_version_unknown') markCorrupt(campaignId, written.code, written.reason);
       return null;
     }
     if (tickResult) metrics.ticks.inc({ result: tickResult });
@@ -253,6 +280,32 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
     readModel.trigger.campaignUpdated({ summary: summarize(doc, lastReadAt.get(doc.campaignId) ?? null) });
   }
 
+  /**
+   * A store failure that is not about this request: a document that fails closed (reported,
+   * and the campaign out of service from now on) or storage that cannot be used (503).
+   */
+  function throwIfUnusable(campaignId: string, failed: StoreFailure<string>): void {
+    if (failed.code === 'document_corrupt' || failed.code === 'document_version_unknown' || failed.code === 'machine_version_unknown') {
+      markCorrupt(campaignId, failed.code, failed.reason);
+      throw new ApiFailure(apiError('campaign_corrupt', `The campaign document failed closed (${failed.code}); it is reported, never replaced.`));
+    }
+    if (failed.code === 'io_failed' || failed.code === 'lock_timeout') {
+      // The errno names the failure; the reason (paths) stays out of the answer.
+      logger.error({ campaignId, code: 'storage_unavailable', store: failed.code, errno: failed.errno ?? null }, 'campaign storage failed');
+      throw new ApiFailure(apiError('storage_unavailable', 'The supervisor could not use its state storage, so nothing was changed; try again later.'));
+    }
+  }
+
+  /** Turns a failure thrown from deep inside an operation back into its answer. */
+  async function answering(work: () => Promise<ApiResult<unknown>>): Promise<ApiResult<unknown>> {
+    try {
+      return await work();
+    } catch (error) {
+      if (error instanceof ApiFailure) return fail(error.error);
+      throw error;
+    }
+  }
+
   function markCorrupt(campaignId: string, code: string, reason: string): void {
     entries.set(campaignId, corruptEntry(campaignId, code, reason));
     readModel.trigger.campaignUpdated({ summary: corruptSummary(campaignId) });
@@ -264,7 +317,12 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
     store = await openCampaignStore({
       root: config.stateRoot,
       logger,
-      onWrite: () => metrics.storeWrites.inc(),
+      onWrite: (write) => {
+        metrics.storeWrites.inc();
+        writesByCampaign.set(write.campaignId, (writesByCampaign.get(write.campaignId) ?? 0) + 1);
+      },
+      ...(opts.storeFs ? { fs: opts.storeFs } : {}),
+      machineVersionKnown: isKnownMachineVersion,
     });
     const loaded = await store.loadAll({ concurrency: 32 });
     const summaries: CampaignSummary[] = [];
@@ -338,10 +396,15 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
     return { campaigns: [...ctx.campaigns.values()], events: ctx.events };
   }
 
-  async function campaigns(body: unknown): Promise<ApiResult<unknown>> {
+  async function campaigns(body: unknown, options: RequestOptions = {}): Promise<ApiResult<unknown>> {
     const parsed = campaignsBodySchema.safeParse(body);
     if (!parsed.success) return fail(apiError('invalid_request', describeIssues(parsed.error)));
     const req = parsed.data;
+    if (req.action === 'create' && options.idempotencyKey !== undefined) {
+      const key = options.idempotencyKey;
+      return answering(() => gate.idempotent(req.campaign_id, key, { route: 'campaigns', body: req }, () => answering(() => create(req))));
+    }
+    if (req.action === 'create') return answering(() => create(req));
     if (req.action === 'list') return ok({ campaigns: status().campaigns });
     if (req.action === 'get') {
       const summary = readModel.getSnapshot().context.campaigns.get(req.campaign_id);
@@ -349,6 +412,10 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
       const events = readModel.getSnapshot().context.events.filter((e) => e.campaign_id === req.campaign_id);
       return ok({ campaign: summary, events });
     }
+    return fail(apiError('invalid_request', 'Unknown action.'));
+  }
+
+  async function create(req: Extract<CampaignsBody, { action: 'create' }>): Promise<ApiResult<unknown>> {
     if (entries.has(req.campaign_id)) return fail(apiError('campaign_exists', `A campaign named ${req.campaign_id} already exists.`));
     if (req.remote_task_id && remote) {
       const verified = await verifyTask(req.campaign_id, remote, req.remote_task_id);
@@ -372,6 +439,7 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
     if (!created.ok) {
       lastReadAt.delete(req.campaign_id);
       if (created.code === 'campaign_exists') return fail(apiError('campaign_exists', `A campaign named ${req.campaign_id} already exists.`));
+      throwIfUnusable(req.campaign_id, created);
       return fail(apiError('invalid_request', `The campaign could not be created (${created.code}).`));
     }
     refresh(created.doc);
@@ -396,7 +464,7 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
     return ok({ ...value, campaign: withLastRead(value.campaign) });
   }
 
-  async function campaignAction(body: unknown): Promise<ApiResult<unknown>> {
+  async function campaignAction(body: unknown, options: RequestOptions = {}): Promise<ApiResult<unknown>> {
     const parsed = campaignActionSchema.safeParse(body);
     if (!parsed.success) return fail(apiError('invalid_request', describeIssues(parsed.error)));
     const req = parsed.data;
@@ -405,7 +473,17 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
     if (entry.corrupt) {
       return fail(apiError('campaign_corrupt', `The campaign document failed closed (${entry.corrupt.code}); it is reported, never replaced.`));
     }
-    return withLastReadIn(await queue.run(req.campaign_id, () => dispatch(req)));
+    const key = options.idempotencyKey;
+    if (key === undefined || req.action === 'observe') return answering(() => admit(req));
+    return answering(() => gate.idempotent(req.campaign_id, key, { route: 'campaign_action', body: req }, (keepAnswer) => answering(() => admit(req, keepAnswer))));
+  }
+
+  /** Fenced mutations take the campaign's one in-flight slot; everything else queues. */
+  function admit(req: CampaignActionBody, keepAnswer?: KeepAnswer): Promise<ApiResult<unknown>> {
+    if (req.action === 'submit' || req.action === 'intervene' || req.action === 'cancel' || req.action === 'release') {
+      return gate.oneMutationAtATime(req.campaign_id, { keepAnswer }, (facts) => queue.run(req.campaign_id, async () => withLastReadIn(await authorityAction(req, facts))));
+    }
+    return queue.run(req.campaign_id, async () => withLastReadIn(await dispatch(req)));
   }
 
   async function dispatch(req: CampaignActionBody): Promise<ApiResult<unknown>> {
@@ -442,23 +520,23 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
         return machineAction(req.campaign_id, { type: 'OPERATOR_ANSWER', questionKey: key, answer: req.text }, (d) => d);
       }
       default:
-        return authorityAction(req);
+        return authorityAction(req, { mutationInFlight: false });
     }
   }
 
   /** Lease and fenced mutations: every remote mutation except claim names the epoch it holds. */
-  async function authorityAction(req: CampaignActionBody): Promise<ApiResult<unknown>> {
+  async function authorityAction(req: CampaignActionBody, facts: MutationFacts): Promise<ApiResult<unknown>> {
     switch (req.action) {
       case 'claim':
         return authority.claim(req.campaign_id, req.ttl_seconds ?? config.leaseTtlSeconds);
       case 'release':
-        return authority.mutate(req.campaign_id, { kind: 'release' }, req.epoch);
+        return authority.mutate(req.campaign_id, { kind: 'release' }, req.epoch, facts);
       case 'submit':
-        return authority.mutate(req.campaign_id, { kind: 'submit', text: req.text }, req.epoch);
+        return authority.mutate(req.campaign_id, { kind: 'submit', text: req.text }, req.epoch, facts);
       case 'intervene':
-        return authority.mutate(req.campaign_id, { kind: 'intervene', instruction: req.instruction }, req.epoch);
+        return authority.mutate(req.campaign_id, { kind: 'intervene', instruction: req.instruction }, req.epoch, facts);
       case 'cancel':
-        return authority.mutate(req.campaign_id, { kind: 'cancel', reason: req.reason }, req.epoch);
+        return authority.mutate(req.campaign_id, { kind: 'cancel', reason: req.reason }, req.epoch, facts);
       case 'resolve_intent':
         return authority.resolveIntent(req.campaign_id);
       default:
@@ -497,7 +575,10 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
 
   async function loadDoc(campaignId: string): Promise<ApiResult<CampaignDocument>> {
     const loaded = await requireStore().load(campaignId);
-    if (!loaded.ok) return fail(apiError('campaign_corrupt', `The campaign document could not be read (${loaded.code}).`));
+    if (!loaded.ok) {
+      throwIfUnusable(campaignId, loaded);
+      return fail(apiError(loaded.code === 'campaign_not_found' ? 'campaign_not_found' : 'campaign_corrupt', `The campaign document could not be read (${loaded.code}).`));
+    }
     return ok(loaded.doc);
   }
 

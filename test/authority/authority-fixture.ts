@@ -6,6 +6,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../simulator/index.js';
+import { isTerminal } from '../../simulator/world/scenarios.js';
 import type { A2AClient } from '../../adapters/a2a/index.js';
 import { loadConfig } from '../../services/config.js';
 import { createSupervisor, type Supervisor } from '../../services/supervisor.js';
@@ -99,4 +100,21 @@ export async function attached(world: AuthorityWorld, id: string, scenario = 'st
   const observed = await world.act({ campaign_id: id, action: 'observe' });
   if (!observed.ok) throw new Error(`observe failed: ${JSON.stringify(observed.error)}`);
   return taskId!;
+}
+
+
+/** Moves a remote task to its end (bounded), then observes it, so no attempt is running. */
+export async function finishAttempt(world: AuthorityWorld, campaignId: string, taskId: string): Promise<void> {
+  const finished = () => isTerminal(world.sim.task(taskId)!.state);
+  for (let i = 0; i < 50 && !finished(); i++) world.sim.advance(taskId);
+  if (!finished()) throw new Error(`task ${taskId} did not finish`);
+  const observed = await world.act({ campaign_id: campaignId, action: 'observe' });
+  if (!observed.ok) throw new Error(`observe failed: ${JSON.stringify(observed.error)}`);
+}
+
+/** A campaign attached to a remote task that has already finished: a submit may start the next attempt. */
+export async function attachedFinished(world: AuthorityWorld, id: string, maxAttempts?: number): Promise<string> {
+  const taskId = await attached(world, id, 'failed', maxAttempts);
+  await finishAttempt(world, id, taskId);
+  return taskId;
 }

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createA2AClient } from '../../adapters/a2a/index.js';
-import { attached, authorityWorld, type AuthorityWorld } from './authority-fixture.js';
+import { attached, attachedFinished, authorityWorld, finishAttempt, type AuthorityWorld } from './authority-fixture.js';
 
 let world: AuthorityWorld | null = null;
 afterEach(async () => {
@@ -30,7 +30,7 @@ describe('authority: lease and fenced mutations', () => {
 
   it('claims only on an explicit action, then submits, intervenes and cancels with the epoch it holds', async () => {
     world = await authorityWorld();
-    const taskId = await attached(world, 'c1', 'steady', 3);
+    const taskId = await attachedFinished(world, 'c1', 3);
     expect(world.sim.stats().mutationsApplied.claim).toBe(0);
 
     const claimed = await world.act({ campaign_id: 'c1', action: 'claim' });
@@ -73,9 +73,11 @@ describe('authority: lease and fenced mutations', () => {
 
   it('enforces max_attempts before sending', async () => {
     world = await authorityWorld();
-    await attached(world, 'c1', 'steady', 1);
+    await attachedFinished(world, 'c1', 1);
     const epoch = (await world.act({ campaign_id: 'c1', action: 'claim' })).value.lease.epoch;
-    expect((await world.act({ campaign_id: 'c1', action: 'submit', epoch, text: 'one' })).ok).toBe(true);
+    const first = await world.act({ campaign_id: 'c1', action: 'submit', epoch, text: 'one' });
+    expect(first.ok).toBe(true);
+    await finishAttempt(world, 'c1', first.value.task_id);
     const second = await world.act({ campaign_id: 'c1', action: 'submit', epoch, text: 'two' });
     expect(second.error?.code).toBe('attempt_limit_reached');
     expect(world.sim.stats().mutationsApplied.submit).toBe(1);
@@ -143,7 +145,7 @@ describe('authority: lease and fenced mutations', () => {
 
   it('restart neither duplicates a remote task nor silently reclaims, and an unsettled intent restores into doubt', async () => {
     world = await authorityWorld();
-    await attached(world, 'c1');
+    await attachedFinished(world, 'c1');
     const epoch = (await world.act({ campaign_id: 'c1', action: 'claim' })).value.lease.epoch;
     world.sim.injectFaults({ kind: 'lost-response', methods: ['SendMessage'] });
     await world.act({ campaign_id: 'c1', action: 'submit', epoch, text: 'attempt 2' });
@@ -235,7 +237,7 @@ describe('authority: lease and fenced mutations', () => {
 describe('authority: answers that settle nothing', () => {
   it('a mutation that times out is in doubt, never re-sent, and the readback settles it', async () => {
     world = await authorityWorld({}, {}, { remote: (url) => createA2AClient({ baseUrl: url, timeouts: { headersMs: 300 } }) });
-    await attached(world, 'c1');
+    await attachedFinished(world, 'c1');
     const epoch = (await world.act({ campaign_id: 'c1', action: 'claim' })).value.lease.epoch;
     world.sim.injectFaults({ kind: 'slow', methods: ['SendMessage'], delayMs: 3000 });
     const r = await world.act({ campaign_id: 'c1', action: 'submit', epoch, text: 'attempt 2' });

@@ -42,6 +42,8 @@ const submit = (requestId: string): MutateEvent => ({
   epochEnforced: true,
   approval: { kind: 'operator', principal: 'operator@example' },
   now: NOW,
+  mutationInFlight: false,
+  boundTaskState: 'completed',
 });
 
 async function controllingActor(machine: ReturnType<typeof wired>) {

@@ -49,6 +49,8 @@ const mutate = (over: Partial<MutateEvent>): MutateEvent => ({
   epochEnforced: true,
   approval: { kind: 'operator', principal: 'operator@example' },
   now: NOW,
+  mutationInFlight: false,
+  boundTaskState: 'completed',
   ...over,
 });
 
@@ -66,6 +68,11 @@ export const MUTATIONS: { breaks: string | null; event: MutateEvent }[] = [
   { breaks: 'approval_required', event: mutate({ approval: { kind: 'operator', principal: '' } }) },
   { breaks: 'review_stale', event: mutate({ approval: { kind: 'review', decisionId: 'd0', verdict: 'approved', eventKey: 'attempt:task-0:att-0:terminal' } }) },
   { breaks: 'approval_required', event: mutate({ approval: { kind: 'review', decisionId: 'd2', verdict: 'rejected', eventKey: K_DONE } }) },
+  // One mutation in flight, one attempt at a time (a cancel may stop a running attempt).
+  { breaks: 'mutation_in_progress', event: mutate({ mutationInFlight: true }) },
+  { breaks: 'attempt_running', event: mutate({ boundTaskState: 'working' }) },
+  { breaks: 'attempt_running', event: mutate({ boundTaskState: 'unobserved' }) },
+  { breaks: null, event: mutate({ mutation: { kind: 'cancel', reason: 'stop' }, boundTaskState: 'working' }) },
 ];
 
 // Done/error events are the machine's own (typed at the transition), not operator events.

@@ -26,6 +26,8 @@ const cancelApprovedFor = (eventKey: string): MutateEvent => ({
   epochEnforced: true,
   approval: { kind: 'review', decisionId: 'd-1', verdict: 'approved', eventKey },
   now: T1,
+  mutationInFlight: false,
+  boundTaskState: 'completed',
 });
 
 describe('reducer → machine', () => {

@@ -1,0 +1,164 @@
+/**
+ * The door every mutating operator request passes: at most one fenced mutation per campaign
+ * in flight (a second is refused by the chart's `noMutationInFlight` rule before any I/O), and
+ * Idempotency-Key handling on Stripe's contract:
+ *
+ * - same key, same request, first answered → that answer again, nothing re-run (also after a
+ *   restart: the answers live in the campaign document, see persistence/idempotency.ts);
+ * - same key, another request → 422 `idempotency_key_reused`;
+ * - same key while the first is still in flight → 409 `mutation_in_progress` (Stripe answers
+ *   409 to a concurrent request with the same key; it neither waits nor runs it twice);
+ * - an answer is kept only if the request changed the campaign (Stripe keeps a result only
+ *   once the endpoint began executing): a refusal that changed nothing may be retried as is.
+ * @module
+ */
+import { refuseConcurrentMutation } from '../machines/campaign.refusals.js';
+import {
+  IDEMPOTENT_ANSWER_MAX_BYTES,
+  answerBytes,
+  digestKey,
+  digestRequest,
+  findReplay,
+  isValidIdempotencyKey,
+  rememberAnswer,
+  type IdempotencyRecord,
+  type StoredAnswer,
+} from '../persistence/idempotency.js';
+import type { CampaignDocument } from '../persistence/campaign-document.js';
+import { apiError, type ApiError } from './api-errors.js';
+import { refusalResult } from './refusals.js';
+import type { ApiResult } from './supervisor-api.js';
+
+export interface RequestGateDeps {
+  /** The campaign's kept answers ([] when it does not exist yet); throws ApiFailure when unreadable. */
+  records(campaignId: string): Promise<readonly IdempotencyRecord[]>;
+  /** Stores one answer in the campaign document, unless it is already kept there. */
+  remember(campaignId: string, record: IdempotencyRecord): Promise<void>;
+  /** Durable writes made to this campaign so far (to tell whether a request changed it). */
+  writesTo(campaignId: string): number;
+  now(): Date;
+  onRememberFailed(campaignId: string, error: unknown): void;
+}
+
+export { isValidIdempotencyKey };
+
+export function createRequestGate(deps: RequestGateDeps) {
+  const mutationsInFlight = new Set<string>();
+  /** Per campaign and key: the kept answers being read right now (shared), or the request running. */
+  const keys = new Map<string, Promise<readonly IdempotencyRecord[]> | 'running'>();
+
+  /**
+   * Runs one fenced mutation while holding the campaign's slot. The check and the take are
+   * synchronous, so of N requests that arrive together exactly one gets the slot.
+   */
+  async function oneMutationAtATime<F extends object>(
+    campaignId: string,
+    extra: F,
+    work: (facts: F & { mutationInFlight: boolean }) => Promise<ApiResult<unknown>>,
+  ) {
+    const refused = refuseConcurrentMutation({ mutationInFlight: mutationsInFlight.has(campaignId) });
+    if (refused) return refusalResult(refused);
+    mutationsInFlight.add(campaignId);
+    try {
+      return await work({ ...extra, mutationInFlight: false });
+    } finally {
+      mutationsInFlight.delete(campaignId);
+    }
+  }
+
+  /**
+   * `work` runs at most once per key and request; see the module comment. It is handed
+   * `keepAnswer`, to keep its answer in the same document write as its effect (a fenced
+   * mutation does, so no crash can fall between the outcome and the kept answer); otherwise
+   * the answer is kept in a write of its own right after.
+   */
+  async function idempotent(
+    campaignId: string,
+    key: string,
+    request: { route: string; body: unknown },
+    work: (keepAnswer: KeepAnswer) => Promise<ApiResult<unknown>>,
+  ): Promise<ApiResult<unknown>> {
+    if (!isValidIdempotencyKey(key)) {
+      return fail('invalid_request', 'Idempotency-Key must be 1-255 printable ASCII characters.');
+    }
+    const keyDigest = digestKey(key);
+    const requestDigest = digestRequest(request.route, request.body);
+    const slot = `${campaignId}\n${keyDigest}`;
+    const inFlight = () => fail('mutation_in_progress', 'A request with this Idempotency-Key is still in flight; retry when it has answered.');
+    const existing = keys.get(slot);
+    if (existing === 'running') return inFlight();
+    // Requests that arrive together share one read of the kept answers (taken synchronously).
+    const lookup = existing ?? deps.records(campaignId);
+    if (!existing) keys.set(slot, lookup);
+    const release = () => {
+      if (keys.get(slot) === lookup) keys.delete(slot);
+    };
+    let earlier;
+    try {
+      earlier = findReplay(await lookup, keyDigest, requestDigest);
+    } catch (error) {
+      release();
+      throw error;
+    }
+    if (earlier.kind === 'replay') {
+      release();
+      return { ...fromStored(earlier.answer), replayed: true };
+    }
+    if (earlier.kind === 'key_reused') {
+      release();
+      return fail('idempotency_key_reused', 'This Idempotency-Key was first used with a different request; use a new key.');
+    }
+    // New: only the request that started the read runs it; the others are concurrent with it.
+    if (existing || keys.get(slot) !== lookup) return inFlight();
+    keys.set(slot, 'running');
+    const recordOf = (answer: ApiResult<unknown>): IdempotencyRecord => ({ keyDigest, requestDigest, answer: storable(answer), at: deps.now().toISOString() });
+    const keepAnswer: KeepAnswer = (doc, answer) => ({ ...doc, idempotency: rememberAnswer(doc.idempotency, recordOf(answer)) });
+    try {
+      const writesBefore = deps.writesTo(campaignId);
+      const answer = await work(keepAnswer);
+      if (deps.writesTo(campaignId) > writesBefore) {
+        const record = recordOf(answer);
+        // The request took effect whatever happens here; a lost record only means a retry runs anew.
+        await deps.remember(campaignId, record).catch((error: unknown) => deps.onRememberFailed(campaignId, error));
+      }
+      return answer;
+    } finally {
+      keys.delete(slot);
+    }
+  }
+
+  return { oneMutationAtATime, idempotent };
+}
+
+export type RequestGate = ReturnType<typeof createRequestGate>;
+
+export type KeepAnswer = (doc: CampaignDocument, answer: ApiResult<unknown>) => CampaignDocument;
+
+const fail = (code: Parameters<typeof apiError>[0], message: string): ApiResult<never> => ({ ok: false, error: apiError(code, message) });
+
+// Stored answers were ours when written: their codes are API codes.
+const fromStored = (answer: StoredAnswer): ApiResult<unknown> =>
+  answer.ok ? { ok: true, value: answer.value } : { ok: false, error: answer.error as ApiError };
+
+/**
+ * The answer as kept: whole when it fits IDEMPOTENT_ANSWER_MAX_BYTES; else the campaign view
+ * loses its free texts (objective, pending question), then all but id, state and attention,
+ * marked `compacted: true` — the view is a projection anyone can read again; the outcome fields
+ * (request id, outcome, task id, error code) are always kept.
+ */
+export function storable(answer: ApiResult<unknown>): StoredAnswer {
+  const whole: StoredAnswer = answer.ok ? { ok: true, value: answer.value } : { ok: false, error: { code: answer.error.code, message: answer.error.message } };
+  if (answerBytes(whole) <= IDEMPOTENT_ANSWER_MAX_BYTES) return whole;
+  if (!answer.ok) return { ok: false, error: { code: answer.error.code, message: answer.error.message.slice(0, 300) } };
+  const value = (answer.value ?? {}) as Record<string, unknown>;
+  const campaign = (value.campaign ?? null) as Record<string, unknown> | null;
+  const withCampaign = (view: Record<string, unknown> | null): StoredAnswer => ({ ok: true, value: { ...value, ...(view ? { campaign: view } : {}), compacted: true } });
+  const { objective: _objective, pending_question: _question, ...withoutTexts } = campaign ?? {};
+  for (const candidate of [
+    withCampaign(campaign ? withoutTexts : null),
+    withCampaign(campaign ? { campaign_id: campaign.campaign_id, state: campaign.state, attention: campaign.attention } : null),
+  ]) {
+    if (answerBytes(candidate) <= IDEMPOTENT_ANSWER_MAX_BYTES) return candidate;
+  }
+  return { ok: true, value: { compacted: true } };
+}
