@@ -28,7 +28,8 @@ import { openIntent, recordIntent, recordIntentOutcome } from '../persistence/in
 import { digestPayload } from '../persistence/payload-digest.js';
 import { ApiFailure, apiError, type ApiError, type ApiErrorCode } from './api-errors.js';
 import { describeStates, peekSnapshot, runCampaignEffect, type StepResult } from './campaign-actor.js';
-import { summarize } from './campaign-summary.js';
+import { summarize as summarizeDocument } from './campaign-summary.js';
+import type { CampaignSummary } from './read-model.js';
 import { crashPoint, isArmed } from './fault-points.js';
 import { refusalResult } from './refusals.js';
 import { relayOutcome, remoteRefusalCode, send } from './mutation-wire.js';
@@ -52,6 +53,8 @@ export interface AuthorityDeps {
   loadDoc(campaignId: string): Promise<ApiResult<CampaignDocument>>;
   /** Runs a pure change under the store lock; null when refused or nothing changed. */
   commit(campaignId: string, change: (doc: CampaignDocument) => DocumentChange | null): Promise<DocumentChange | null>;
+  /** The campaign view an answer carries (the supervisor adds what only memory knows, e.g. last_read_at). */
+  view?: (doc: CampaignDocument) => CampaignSummary;
   now(): Date;
 }
 
@@ -76,6 +79,7 @@ const fail = (code: ApiErrorCode, message: string): ApiResult<never> => ({ ok: f
 
 export function createAuthority(deps: AuthorityDeps) {
   const { controllerId } = deps;
+  const summarize = deps.view ?? summarizeDocument;
 
   /** The remote, if it may be mutated at all; otherwise the refusal (nothing is sent). */
   async function mutableRemote(

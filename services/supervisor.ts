@@ -150,6 +150,7 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
     },
     loadDoc: (id) => loadDoc(id),
     commit: (id, change) => commit(id, change, null),
+    view: (doc) => withLastRead(summarize(doc)),
     now,
   });
   // Renew while at least two heartbeats remain before expiry (or half the TTL, if longer).

@@ -11,6 +11,7 @@ import { startSimulator, type RunningSimulator } from '../../simulator/index.js'
 import { canary } from '../fixtures/canary.js';
 import { closedPort } from '../fixtures/fault-server.js';
 import { CLI_ENTRY, REPO_ROOT } from '../fixtures/supervisor-harness.js';
+import { recordChildOutput } from '../fixtures/child-output.js';
 
 const TOKEN = canary('probe-token');
 const WRONG = canary('probe-wrong-token');
@@ -74,6 +75,7 @@ describe('probe --json: errors are JSON too', () => {
           env: { PATH: process.env.PATH ?? '', OPENTRAINING_A2A_TOKEN: token },
           stdio: ['ignore', 'pipe', 'pipe'],
         });
+        recordChildOutput(child, 'probe-cli');
         let stdout = '';
         let stderr = '';
         child.stdout!.on('data', (c: Buffer) => (stdout += c.toString('utf8')));

@@ -12,6 +12,7 @@ import { createA2AClient } from '../../adapters/a2a/index.js';
 import { loadConfig } from '../../services/config.js';
 import { createSupervisor, type Supervisor } from '../../services/supervisor.js';
 import { attached, authorityWorld, type AuthorityWorld } from './authority-fixture.js';
+import { removeScratch } from '../fixtures/scratch.js';
 
 let world: AuthorityWorld | null = null;
 let second: Supervisor | null = null;
@@ -19,7 +20,7 @@ let secondRoot: string | null = null;
 afterEach(async () => {
   await second?.stop();
   await world?.close();
-  if (secondRoot) await rm(secondRoot, { recursive: true, force: true });
+  if (secondRoot) await removeScratch(secondRoot);
   world = second = secondRoot = null;
 });
 

@@ -103,7 +103,9 @@ export function apiErrorCodes(): Map<string, string[]> {
     }
   }
   for (const { file, text } of tsFiles('server')) {
-    for (const m of text.matchAll(/\bcode\s*[:=]\s*([^,;}]+)/g)) for (const code of literals(m[1]!)) add(code, file);
+    // A `code` inside a log call (`logger.warn({ code: … })`) names a log line, not an answer.
+    const answers = text.split('\n').filter((line) => !/\blogger\.(?:trace|debug|info|warn|error|fatal)\(/.test(line)).join('\n');
+    for (const m of answers.matchAll(/\bcode\s*[:=]\s*([^,;}]+)/g)) for (const code of literals(m[1]!)) add(code, file);
   }
   for (const rule of REFUSAL_CODES) {
     const result = refusalResult(rule);

@@ -28,8 +28,8 @@ describe('sanitizeRemoteText', () => {
     ['a Bearer value (any token)', 'Authorization failed for Bearer xyz.abc-123', 'Authorization failed for Bearer [REDACTED]'],
     ['an X-API-KEY header', 'sent X-API-KEY: hunter2hunter2', 'sent X-API-KEY: [REDACTED]'],
     ['an x-api-key query value', 'GET /?x-api-key=abcdef1234 HTTP/1.1', 'GET /?x-api-key: [REDACTED] HTTP/1.1'],
-    ['an api_key assignment', 'api_key="s3cr3t-value"', 'api_key: [REDACTED]"'],
-    ['basic auth', 'Basic dXNlcjpwYXNz', 'Basic [REDACTED]'],
+    ['an api_key assignment', `api_key="${canary('assigned-key')}"`, 'api_key: [REDACTED]"'],
+    ['basic auth', `Basic ${Buffer.from(`user:${canary('basic-pass')}`).toString('base64')}`, 'Basic [REDACTED]'],
     ['whitespace collapses', '  a \n\n\t b  ', 'a b'],
   ])('%s', (_name, input, expected) => {
     expect(sanitizeRemoteText(input, [TOKEN], 200)).toBe(expected);

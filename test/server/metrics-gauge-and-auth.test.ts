@@ -13,6 +13,7 @@ import { captureLogs } from '../fixtures/log-capture.js';
 import { attach, createScope, httpCall, startTestSupervisor, tempStateRoot } from '../fixtures/supervisor-harness.js';
 
 const KEY = canary('metrics-api-key');
+const WRONG_KEY = canary('not-the-key');
 const scope = createScope();
 afterEach(() => scope.dispose());
 
@@ -83,7 +84,7 @@ describe('failed authentications', () => {
       now: () => now,
     });
     expect(check({ 'x-api-key': KEY })).toBe(true);
-    for (let i = 0; i < 10; i++) expect(check({ 'x-api-key': 'not-the-key' })).toBe(false);
+    for (let i = 0; i < 10; i++) expect(check({ 'x-api-key': WRONG_KEY })).toBe(false);
     now = 59_999;
     expect(check({})).toBe(false);
     expect(warnings).toHaveLength(1);

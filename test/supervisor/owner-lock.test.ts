@@ -16,6 +16,7 @@ import { StartupFailure } from '../../services/startup-failure.js';
 import { createSupervisor } from '../../services/supervisor.js';
 import { canary } from '../fixtures/canary.js';
 import { CLI_ENTRY, REPO_ROOT, createScope, spawnServe, startServe, tempStateRoot } from '../fixtures/supervisor-harness.js';
+import { recordChildOutput } from '../fixtures/child-output.js';
 
 const KEY = canary('owner-api-key');
 const scope = createScope();
@@ -27,6 +28,7 @@ const ownerRecord = async (root: string) => JSON.parse(await readFile(path.join(
 async function timedRun(args: string[], env: Record<string, string>): Promise<{ code: number | null; stderr: string; ms: number }> {
   const started = Date.now();
   const child = spawn(process.execPath, [CLI_ENTRY, ...args], { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  recordChildOutput(child, 'owner-lock-cli');
   let stderr = '';
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
   const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);

@@ -10,6 +10,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canary } from '../fixtures/canary.js';
 import { CLI_ENTRY, REPO_ROOT, createScope, tempStateRoot } from '../fixtures/supervisor-harness.js';
+import { recordChildOutput } from '../fixtures/child-output.js';
+
+/** Twenty spaces: long enough, yet no client could send it. */
+const ALL_BLANKS = ' '.repeat(20);
 
 const KEY = canary('startup-api-key');
 const scope = createScope();
@@ -31,6 +35,7 @@ afterAll(async () => {
 /** Runs the CLI to its end (bounded: killed after 20 s, which fails the exit-code check). */
 async function run(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, [CLI_ENTRY, ...args], { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  recordChildOutput(child, 'startup-cli');
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
@@ -77,7 +82,7 @@ describe('serve start-up failures', () => {
   it.each([
     ['log_level_invalid', 'an unknown LOG_LEVEL', { LOG_LEVEL: 'loud' }],
     ['api_key_weak', 'a one-character key', { ARGUS_SUPERVISOR_API_KEY: KEY.slice(0, 1) }],
-    ['api_key_weak', 'a whitespace key', { ARGUS_SUPERVISOR_API_KEY: '                    ' }],
+    ['api_key_weak', 'a whitespace key', { ARGUS_SUPERVISOR_API_KEY: ALL_BLANKS }],
     ['api_key_required', 'no key on 0.0.0.0', { ARGUS_SUPERVISOR_API_KEY: '', HOST: '0.0.0.0' }],
     ['a2a_url_required', 'ENABLED=1 without a URL', { ARGUS_SUPERVISOR_ENABLED: '1' }],
     ['a2a_url_credential', 'a /T-…/ path token', { OPENTRAINING_A2A_URL: `http://127.0.0.1:9/T-${canary('url-token')}/a2a` }],
