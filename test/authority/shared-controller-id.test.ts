@@ -4,7 +4,7 @@
  * grant with a strictly greater epoch, the one claimed over sees a different epoch on its next
  * readback and goes control-lost with one CRITICAL, and its old token is refused by the remote.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
