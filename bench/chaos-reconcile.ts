@@ -2,8 +2,9 @@
  * One chaos run's verdict: the supervisor's intent journal set against the remote's own log of
  * the mutation requests it received (`/_sim/ledger`). Pure; the run gathers both.
  *
- *   duplicates          a request id the remote saw twice (replayed or applied twice), or two
- *                       effects of the flow's kind in one run whatever the ids say;
+ *   duplicates          every arrival of a request id after its first (a resend, whether the
+ *                       remote replayed, refused or applied it), and every effect of the
+ *                       flow's kind beyond one in a run, whatever the ids say;
  *   lost                a mutation the remote applied whose request id is not journaled;
  *   outcome mismatches  a journaled `applied` the remote did not apply, or a journaled
  *                       `not_applied` / `rejected` the remote did apply;
@@ -53,8 +54,12 @@ export function reconcile(input: {
   const appliedCount = new Map<string, number>();
   for (const e of applied) if (e.requestId !== null) appliedCount.set(e.requestId, (appliedCount.get(e.requestId) ?? 0) + 1);
 
-  let duplicates = input.ledger.filter((e) => e.disposition === 'replayed').length;
-  for (const count of appliedCount.values()) duplicates += Math.max(0, count - 1);
+  // A request id that reached the remote twice was re-sent, whatever the remote made of it
+  // (replayed from its ledger, refused for another payload, or applied twice).
+  const arrivals = new Map<string, number>();
+  for (const e of input.ledger) if (e.requestId !== null) arrivals.set(e.requestId, (arrivals.get(e.requestId) ?? 0) + 1);
+  let duplicates = 0;
+  for (const count of arrivals.values()) duplicates += count - 1;
   if (input.flow !== 'claim') duplicates += Math.max(0, applied.filter((e) => e.action === input.flow).length - 1);
 
   const isJournaled = (e: LedgerEntry) => e.requestId !== null && journaled.has(e.requestId);

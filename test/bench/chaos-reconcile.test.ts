@@ -69,6 +69,13 @@ describe('reconcile', () => {
       ledger: [entry('r1', 'applied'), entry('r1', 'replayed')],
     });
     expect([replayed.duplicates, replayed.unjournaled]).toEqual([1, 0]);
+    const refused = reconcile({
+      flow: 'cancel',
+      journalAtKill: [open('r1')],
+      journalFinal: [settled('r1', 'not_applied', 'readback')],
+      ledger: [entry('r1', 'rejected'), entry('r1', 'rejected')],
+    });
+    expect(refused.duplicates).toBe(1);
   });
 
   it('an intent still ambiguous at the end is unresolved, counted once', () => {
