@@ -52,16 +52,35 @@ export function reasonOf(error: { code: number; message: string }): string {
   return prefix ? prefix[1]! : (NAMED_CODES[error.code] ?? `rpc_error_${error.code}`);
 }
 
+export type ArrivalListener = (entry: Readonly<LedgerEntry>) => void;
+
 export class RequestLog {
   private readonly entries: LedgerEntry[] = [];
+  private readonly listeners = new Set<ArrivalListener>();
   private seq = 0;
   private dropped = 0;
 
   constructor(private readonly limit = REQUEST_LOG_LIMIT) {}
 
+  /**
+   * Calls `listener` synchronously as each mutation request arrives, before it is applied: an
+   * in-process driver (the demo) can look at what the caller had already written at that instant.
+   */
+  onArrival(listener: ArrivalListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
   /** Records an arrival; the returned entry is settled later with `settle`. */
   record(fields: Omit<LedgerEntry, 'seq'>): LedgerEntry {
     const entry: LedgerEntry = { seq: ++this.seq, ...fields };
+    for (const listener of this.listeners) {
+      try {
+        listener({ ...entry });
+      } catch {
+        // An observer's failure is its own; the request is handled as if it were not there.
+      }
+    }
     this.entries.push(entry);
     if (this.entries.length > this.limit) {
       this.entries.shift();
