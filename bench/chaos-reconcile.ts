@@ -3,8 +3,10 @@
  * the mutation requests it received (`/_sim/ledger`). Pure; the run gathers both.
  *
  *   duplicates          every arrival of a request id after its first (a resend, whether the
- *                       remote replayed, refused or applied it), and every effect of the
- *                       flow's kind beyond one in a run, whatever the ids say;
+ *                       remote replayed, refused or applied it), every mutation request sent
+ *                       by the restarted supervisor (it may read back, never send: this
+ *                       catches a resend of an intent whose original never left), and every
+ *                       effect of the flow's kind beyond one in a run, whatever the ids say;
  *   lost                a mutation the remote applied whose request id is not journaled;
  *   outcome mismatches  a journaled `applied` the remote did not apply, or a journaled
  *                       `not_applied` / `rejected` the remote did apply;
@@ -45,6 +47,8 @@ export function reconcile(input: {
   journalFinal: readonly MutationIntent[];
   /** The remote's log entries of this run only. */
   ledger: readonly LedgerEntry[];
+  /** The first log seq after the first supervisor died: later mutation requests came from the restart. */
+  restartSeq: number;
 }): Reconciled {
   const journaled = new Map(input.journalFinal.map((intent) => [intent.requestId, intent]));
   for (const intent of input.journalAtKill) if (!journaled.has(intent.requestId)) journaled.set(intent.requestId, intent);
@@ -58,7 +62,7 @@ export function reconcile(input: {
   // (replayed from its ledger, refused for another payload, or applied twice).
   const arrivals = new Map<string, number>();
   for (const e of input.ledger) if (e.requestId !== null) arrivals.set(e.requestId, (arrivals.get(e.requestId) ?? 0) + 1);
-  let duplicates = 0;
+  let duplicates = mutations.filter((e) => e.seq >= input.restartSeq).length;
   for (const count of arrivals.values()) duplicates += count - 1;
   if (input.flow !== 'claim') duplicates += Math.max(0, applied.filter((e) => e.action === input.flow).length - 1);
 

@@ -128,6 +128,10 @@ export async function oneRun(sim: SimChild, pair: Pair, random: () => number, in
     const diedAtPoint = selfKill ? diedMidFlow && selfExited : flow === 'claim' && point !== 'random' ? heldAndKilled && diedMidFlow : true;
     if (selfKill && !diedAtPoint) process.stderr.write(`run ${index}: ${flow} answered before ${selfKill}: ${JSON.stringify(answered).slice(0, 300)}\n`);
     const journalAtKill = await journalOf(root, campaignId);
+    // The dead process's last bytes were on the loopback before its exit was seen; two admin
+    // round trips later the simulator has logged them, so what comes next is the restart's.
+    await admin(sim, 'stats');
+    const restartSeq = (await admin<LedgerPage>(sim, 'ledger?since=999999999')).nextSeq;
 
     // Restart on the same root, no fault point: it must re-read and resolve, never replay.
     second = await spawnSupervisor({ stateRoot: root, remoteUrl: sim.url });
@@ -140,7 +144,7 @@ export async function oneRun(sim: SimChild, pair: Pair, random: () => number, in
     await second.kill('SIGTERM');
 
     const ledger = (await admin<LedgerPage>(sim, `ledger?since=${since}`)).entries;
-    const counts = reconcile({ flow, journalAtKill, journalFinal: await journalOf(root, campaignId), ledger });
+    const counts = reconcile({ flow, journalAtKill, journalFinal: await journalOf(root, campaignId), ledger, restartSeq });
     return { index, flow, point, ...counts, killed, diedAtPoint, diedMidFlow, exitSignal: exit.signal, seconds: (Date.now() - started) / 1000 };
   } finally {
     await first?.kill('SIGKILL');

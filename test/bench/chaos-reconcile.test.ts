@@ -30,18 +30,19 @@ describe('reconcile', () => {
       journalAtKill: [open('r1')],
       journalFinal: [settled('r1', 'applied', 'readback')],
       ledger: [entry('c1', 'applied', 'claim'), entry('r1', 'applied')],
+      restartSeq: Infinity,
     });
     expect(r).toEqual({ duplicates: 0, lost: 0, outcomeMismatches: 0, unjournaled: 0, unresolved: 0, inDoubtAtKill: 1, resolvedByReadback: 1, appliedRemote: 1 });
   });
 
   it('an in-doubt intent restored as not_applied while the remote applied it: a mismatch, and unresolved', () => {
-    const r = reconcile({ flow: 'cancel', journalAtKill: [open('r1')], journalFinal: [settled('r1', 'not_applied')], ledger: [entry('r1', 'applied')] });
+    const r = reconcile({ flow: 'cancel', journalAtKill: [open('r1')], journalFinal: [settled('r1', 'not_applied')], ledger: [entry('r1', 'applied')], restartSeq: Infinity });
     expect([r.outcomeMismatches, r.unresolved, r.resolvedByReadback]).toEqual([1, 1, 0]);
   });
 
   it('journaled applied that the remote never applied is a mismatch; rejected that it applied too', () => {
-    expect(reconcile({ flow: 'cancel', journalAtKill: [], journalFinal: [settled('r1', 'applied', 'response')], ledger: [entry('r1', 'rejected')] }).outcomeMismatches).toBe(1);
-    expect(reconcile({ flow: 'cancel', journalAtKill: [], journalFinal: [settled('r1', 'rejected', 'response')], ledger: [entry('r1', 'applied')] }).outcomeMismatches).toBe(1);
+    expect(reconcile({ flow: 'cancel', journalAtKill: [], journalFinal: [settled('r1', 'applied', 'response')], ledger: [entry('r1', 'rejected')], restartSeq: Infinity }).outcomeMismatches).toBe(1);
+    expect(reconcile({ flow: 'cancel', journalAtKill: [], journalFinal: [settled('r1', 'rejected', 'response')], ledger: [entry('r1', 'applied')], restartSeq: Infinity }).outcomeMismatches).toBe(1);
   });
 
   it('a resend under a new request id is unjournaled even when the remote rejects it', () => {
@@ -50,6 +51,7 @@ describe('reconcile', () => {
       journalAtKill: [open('r1')],
       journalFinal: [settled('r1', 'not_applied', 'readback')],
       ledger: [entry('r2', 'rejected'), entry(null, 'rejected')],
+      restartSeq: Infinity,
     });
     expect([r.unjournaled, r.lost, r.duplicates]).toEqual([2, 0, 0]);
   });
@@ -60,6 +62,7 @@ describe('reconcile', () => {
       journalAtKill: [],
       journalFinal: [settled('r1', 'applied', 'response')],
       ledger: [entry('r1', 'applied'), entry('r2', 'applied')],
+      restartSeq: Infinity,
     });
     expect([resent.lost, resent.unjournaled, resent.duplicates]).toEqual([1, 1, 1]);
     const replayed = reconcile({
@@ -67,6 +70,7 @@ describe('reconcile', () => {
       journalAtKill: [],
       journalFinal: [settled('r1', 'applied', 'response')],
       ledger: [entry('r1', 'applied'), entry('r1', 'replayed')],
+      restartSeq: Infinity,
     });
     expect([replayed.duplicates, replayed.unjournaled]).toEqual([1, 0]);
     const refused = reconcile({
@@ -74,12 +78,25 @@ describe('reconcile', () => {
       journalAtKill: [open('r1')],
       journalFinal: [settled('r1', 'not_applied', 'readback')],
       ledger: [entry('r1', 'rejected'), entry('r1', 'rejected')],
+      restartSeq: Infinity,
     });
     expect(refused.duplicates).toBe(1);
   });
 
+  it('a mutation the restarted supervisor sent is a resend, even when it is the first arrival of its id', () => {
+    const first = entry('r1', 'applied');
+    const r = reconcile({
+      flow: 'cancel',
+      journalAtKill: [open('r1')],
+      journalFinal: [settled('r1', 'applied', 'readback')],
+      ledger: [entry('c1', 'applied', 'claim'), first],
+      restartSeq: first.seq,
+    });
+    expect([r.duplicates, r.unjournaled, r.outcomeMismatches]).toEqual([1, 0, 0]);
+  });
+
   it('an intent still ambiguous at the end is unresolved, counted once', () => {
-    const r = reconcile({ flow: 'cancel', journalAtKill: [open('r1')], journalFinal: [settled('r1', 'ambiguous')], ledger: [] });
+    const r = reconcile({ flow: 'cancel', journalAtKill: [open('r1')], journalFinal: [settled('r1', 'ambiguous')], ledger: [], restartSeq: Infinity });
     expect([r.unresolved, r.inDoubtAtKill, r.resolvedByReadback]).toEqual([1, 1, 0]);
   });
 });
