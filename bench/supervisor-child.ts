@@ -4,6 +4,9 @@
  * @module
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { appendFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { CLI_PATH } from './sim-child.js';
 
@@ -15,7 +18,8 @@ export interface SupervisorChild {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
-export const CHAOS_API_KEY = 'chaos-api-key-not-a-secret';
+/** A test passes its own canary (ARGUS_CHAOS_API_KEY) so the end-of-run scan looks for it; else a fresh one. */
+export const CHAOS_API_KEY = process.env.ARGUS_CHAOS_API_KEY || `chaos-${randomBytes(12).toString('hex')}`;
 
 export async function spawnSupervisor(opts: { stateRoot: string; remoteUrl: string; faultPoint?: string }): Promise<SupervisorChild> {
   const env: NodeJS.ProcessEnv = {
@@ -34,7 +38,11 @@ export async function spawnSupervisor(opts: { stateRoot: string; remoteUrl: stri
   const child = spawn(process.execPath, [CLI_PATH, 'serve'], { stdio: ['ignore', 'pipe', 'pipe'], env });
   let stderrTail = '';
   child.stderr!.setEncoding('utf8');
-  child.stderr!.on('data', (c: string) => (stderrTail = (stderrTail + c).slice(-4096)));
+  child.stderr!.on('data', (c: string) => {
+    stderrTail = (stderrTail + c).slice(-4096);
+    // Kept whole beside the state it came from, so a scan of the state root sees it too.
+    appendFileSync(join(opts.stateRoot, 'serve.stderr.log'), c, { mode: 0o600 });
+  });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );

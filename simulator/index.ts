@@ -17,6 +17,7 @@ export { FAULT_KINDS } from './http/fault-spec.js';
 export type { CreatedTasks, RunningSimulator, ScenarioName, SimProtocol, SimulatorLogger, SimulatorOptions } from './options.js';
 export { SCENARIO_NAMES, SIM_PROTOCOLS, isScenarioName } from './names.js';
 export type { SimulatorStats } from './world/stats.js';
+export type { ArrivalListener, Disposition, LedgerEntry, LedgerPage } from './world/request-log.js';
 export type { TaskSummary } from './world/world.js';
 export { BLOCKER_QUESTION, RIVAL_CONTROLLER_ID } from './world/scenarios.js';
 
@@ -109,5 +110,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       return task ? world.summary(task) : undefined;
     },
     stats: () => world.stats.snapshot(),
+    ledger: (since) => world.ledger.log.page(since),
+    onMutationRequest: (listener) => world.ledger.log.onArrival(listener),
   };
 }

@@ -5,6 +5,7 @@
  */
 import type { LeaseView } from '../adapters/a2a/control-contract.js';
 import type { FaultSpec } from './http/fault-spec.js';
+import type { ArrivalListener, LedgerPage } from './world/request-log.js';
 import type { SimulatorStats } from './world/stats.js';
 import type { ScenarioName, SimProtocol } from './names.js';
 import type { CreatedTasks, TaskSummary } from './world/world.js';
@@ -73,4 +74,8 @@ export interface RunningSimulator {
   /** A compact view of one task without advancing it. */
   task(taskId: string): TaskSummary | undefined;
   stats(): SimulatorStats;
+  /** The remote's log of mutation requests from `since` (a seq) on: the `/_sim/ledger` page. */
+  ledger(since?: number): LedgerPage;
+  /** Calls `listener` as each mutation request arrives, before it is applied; returns an unsubscribe. */
+  onMutationRequest(listener: ArrivalListener): () => void;
 }

@@ -15,8 +15,25 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { loadConfig } from '../../services/config.js';
 import type { PublicEventView } from '../../services/read-model.js';
 import { createSupervisor, type Supervisor } from '../../services/supervisor.js';
-import { startSimulator, type RunningSimulator, type ScenarioName } from '../../simulator/index.js';
+import { startSimulator, type RunningSimulator } from '../../simulator/index.js';
+import { claimAndSubmit } from './demo-authority.js';
+import { mutationRequestsSince, remoteCounters, type DemoFact } from './demo-facts.js';
+import {
+  DemoFailure,
+  requireCampaign,
+  narrateFact,
+  summaryOf,
+  type DemoAct,
+  type DemoCampaign,
+  type DemoIo,
+  type DemoResult,
+  type DemoStage,
+  type DemoTally,
+} from './demo-stage.js';
 import { runProbe } from './probe.js';
+
+export { DemoFailure, claimAndSubmit };
+export type { DemoAct, DemoCampaign, DemoFact, DemoIo, DemoResult, DemoStage, DemoTally };
 
 export interface DemoOptions {
   /** Keep the campaign documents here (kept afterwards); default: a temp dir, removed at the end. */
@@ -24,55 +41,6 @@ export interface DemoOptions {
   /** Upper bound of reads per campaign before the demo gives up (default 20). */
   maxPolls?: number;
 }
-
-export interface DemoIo {
-  /** One line of narration (no trailing newline). */
-  out(line: string): void;
-  /** One line of failure (no trailing newline). */
-  err(line: string): void;
-}
-
-export interface DemoTally {
-  /** `observe` reads made. */
-  polls: number;
-  /** Reads where the remote had moved (new revision) and nothing public was said. */
-  routineSuppressed: number;
-  publicEvents: number;
-  storeWrites: number;
-  modelCalls: number;
-  wakeRequests: number;
-}
-
-export interface DemoResult {
-  exitCode: 0 | 1;
-  tally: DemoTally;
-}
-
-/** One campaign the demo supervises. */
-export interface DemoCampaign {
-  id: string;
-  taskId: string;
-  scenario: ScenarioName;
-  /** Read counter for this campaign (the poll number printed with each event). */
-  polls: number;
-}
-
-/** Everything the acts share. */
-export interface DemoStage {
-  readonly io: DemoIo;
-  readonly sim: RunningSimulator;
-  readonly supervisor: Supervisor;
-  readonly stateRoot: string;
-  readonly maxPolls: number;
-  /** Filled by `attachCampaigns`, by scenario. */
-  readonly campaigns: Map<'training' | 'blocker', DemoCampaign>;
-  readonly tally: Pick<DemoTally, 'polls' | 'routineSuppressed'>;
-}
-
-/** One act of the demo; a failure is thrown as a DemoFailure and ends the run with exit 1. */
-export type DemoAct = (stage: DemoStage) => Promise<void>;
-
-export class DemoFailure extends Error {}
 
 const DEFAULT_MAX_POLLS = 20;
 const ANSWER = 'Yes: lower the learning rate to 1e-4 and resume from the last good checkpoint.';
@@ -89,7 +57,8 @@ export const showProbe: DemoAct = async ({ io, sim }) => {
 
 export const attachCampaigns: DemoAct = async (stage) => {
   const { io, sim, supervisor, campaigns } = stage;
-  io.out('Attached (observer mode: nothing is submitted, nothing is claimed):');
+  const before = remoteCounters(sim);
+  io.out('Attached in observer mode:');
   for (const scenario of ['training', 'blocker'] as const) {
     const [taskId] = sim.createTasks(1, scenario);
     const id = await freshCampaignId(supervisor, `demo-${scenario}`);
@@ -103,6 +72,13 @@ export const attachCampaigns: DemoAct = async (stage) => {
     campaigns.set(scenario, { id, taskId: taskId!, scenario, polls: 0 });
     io.out(`  ${id.padEnd(15)} -> ${taskId} (${scenario} scenario)`);
   }
+  const sent = mutationRequestsSince(sim, before).length;
+  narrateFact(
+    stage,
+    { claim: 'attach_sends_no_mutation', holds: sent === 0, measured: { mutation_requests: sent } },
+    `  nothing submitted, nothing claimed (remote mutation requests during attach: ${sent})`,
+    `  attaching sent ${sent} mutation requests to the remote`,
+  );
 };
 
 /** Reads both campaigns round by round until training completed and the blocker needs you. */
@@ -125,9 +101,10 @@ export const observeUntilSettled: DemoAct = async (stage) => {
 };
 
 export const answerBlocker: DemoAct = async (stage) => {
-  const { io, supervisor } = stage;
+  const { io, sim, supervisor } = stage;
   const blocker = requireCampaign(stage, 'blocker');
   const before = await summaryOf(supervisor, blocker.id);
+  const remoteBefore = remoteCounters(sim);
   io.out(`Answering ${blocker.id}: "${ANSWER}"`);
   const answered = await supervisor.campaignAction({ campaign_id: blocker.id, action: 'answer', text: ANSWER });
   if (!answered.ok) throw new DemoFailure(`the answer was refused: ${answered.error.message}`);
@@ -136,41 +113,19 @@ export const answerBlocker: DemoAct = async (stage) => {
   const after = await summaryOf(supervisor, blocker.id);
   if (after.pending_question !== null || again.some((e) => e.kind === 'NEEDS_YOU')) throw new DemoFailure('the NEEDS_YOU did not clear');
   io.out(`  NEEDS_YOU cleared: attention ${before.attention} -> ${after.attention}, no pending question; a re-read stays quiet`);
-  io.out('  (the answer is recorded for Argus; it is not sent to the remote without a lease)');
-};
-
-/** Explicit authority: claim the lease, submit the next attempt with its epoch, then release. */
-export const claimAndSubmit: DemoAct = async (stage) => {
-  const { io, supervisor } = stage;
-  const training = requireCampaign(stage, 'training');
-  const act = async (body: Record<string, unknown>) => supervisor.campaignAction({ campaign_id: training.id, ...body });
-  io.out(`Operator claims ${training.id} (explicitly; never at start-up):`);
-  const claimed = await act({ action: 'claim' });
-  if (!claimed.ok) throw new DemoFailure(`claim refused: ${claimed.error.message}`);
-  const epoch = (claimed.value as { lease: { epoch: number } }).lease.epoch;
-  io.out(`  controlling with epoch ${epoch}, confirmed by the remote's readback`);
-  const stale = await act({ action: 'submit', epoch: epoch - 1, text: 'Attempt 2' });
-  io.out(`  submit with epoch ${epoch - 1}: refused before any I/O (${stale.ok ? 'accepted?!' : stale.error.code})`);
-  if (stale.ok) throw new DemoFailure('a stale epoch was accepted');
-  const submitted = await act({ action: 'submit', epoch, text: 'Attempt 2: warm up the learning rate over 500 steps' });
-  if (!submitted.ok) throw new DemoFailure(`submit refused: ${submitted.error.message}`);
-  const { task_id: taskId, request_id: requestId } = submitted.value as { task_id: string; request_id: string };
-  io.out(`  submit with epoch ${epoch}: journaled (fsync) as ${requestId.slice(0, 8)}…, then sent; attempt 2 is ${taskId}`);
-  const released = await act({ action: 'release', epoch });
-  if (!released.ok) throw new DemoFailure(`release refused: ${released.error.message}`);
-  io.out('  released: back to observer mode');
+  const sent = mutationRequestsSince(sim, remoteBefore).length;
+  narrateFact(
+    stage,
+    { claim: 'answer_not_sent_without_lease', holds: sent === 0, measured: { mutation_requests: sent } },
+    `  the answer is recorded for Argus; without a lease nothing went to the remote (mutation requests: ${sent})`,
+    `  the answer sent ${sent} mutation requests to the remote without a lease`,
+  );
 };
 
 /** The acts, in order. */
 export const DEMO_ACTS: readonly DemoAct[] = [showProbe, attachCampaigns, observeUntilSettled, answerBlocker, claimAndSubmit];
 
 // ---- helpers -----------------------------------------------------------------------------------
-
-function requireCampaign(stage: DemoStage, scenario: 'training' | 'blocker'): DemoCampaign {
-  const campaign = stage.campaigns.get(scenario);
-  if (!campaign) throw new DemoFailure(`no ${scenario} campaign is attached`);
-  return campaign;
-}
 
 /** One `observe`; returns the public events it appended and tallies a silent routine change. */
 async function poll(stage: DemoStage, campaign: DemoCampaign): Promise<PublicEventView[]> {
@@ -184,14 +139,6 @@ async function poll(stage: DemoStage, campaign: DemoCampaign): Promise<PublicEve
   const moved = stage.sim.task(campaign.taskId)?.revision !== revision;
   if (moved && value.events.length === 0) stage.tally.routineSuppressed++;
   return value.events;
-}
-
-type Summary = { attention: string; pending_question: string | null; remote: { state: string | null } };
-
-async function summaryOf(supervisor: Supervisor, campaignId: string): Promise<Summary> {
-  const got = await supervisor.campaigns({ action: 'get', campaign_id: campaignId });
-  if (!got.ok) throw new DemoFailure(`${campaignId}: ${got.error.message}`);
-  return (got.value as { campaign: Summary }).campaign;
 }
 
 /** `base`, or `base-2`, `base-3`... when a kept state root already has one from an earlier run. */
@@ -211,6 +158,7 @@ async function counterTotal(counter: { get(): Promise<{ values: { value: number 
 /** Runs the whole demo in-process; the CLI action only maps the exit code. */
 export async function runDemo(opts: DemoOptions, io: DemoIo, acts: readonly DemoAct[] = DEMO_ACTS): Promise<DemoResult> {
   const tally: DemoTally = { polls: 0, routineSuppressed: 0, publicEvents: 0, storeWrites: 0, modelCalls: 0, wakeRequests: 0 };
+  const facts: DemoFact[] = [];
   const tempRoot = opts.stateRoot ? null : await mkdtemp(join(tmpdir(), 'argus-demo-'));
   const stateRoot = opts.stateRoot ?? tempRoot!;
   let sim: RunningSimulator | null = null;
@@ -233,6 +181,7 @@ export async function runDemo(opts: DemoOptions, io: DemoIo, acts: readonly Demo
       maxPolls: opts.maxPolls ?? DEFAULT_MAX_POLLS,
       campaigns: new Map(),
       tally,
+      facts,
     };
     for (const act of acts) await act(stage);
 
@@ -256,7 +205,7 @@ export async function runDemo(opts: DemoOptions, io: DemoIo, acts: readonly Demo
     if (tempRoot) await rm(tempRoot, { recursive: true, force: true });
   }
   if (exitCode === 0) io.out(tempRoot ? 'Done: simulator closed, temp state removed.' : `Done: simulator closed, state kept in ${stateRoot}.`);
-  return { exitCode, tally };
+  return { exitCode, tally, facts };
 }
 
 function positiveInt(raw: string): number {
@@ -271,11 +220,14 @@ export function registerDemo(program: Command): void {
     .description('Supervise two simulated training campaigns end to end and narrate only what a person needs to see.')
     .option('--state-root <dir>', 'keep the campaign documents in this folder (default: a temp folder, removed at the end)')
     .option('--max-polls <n>', 'reads per campaign before giving up', positiveInt, DEFAULT_MAX_POLLS)
-    .action(async (opts: { stateRoot?: string; maxPolls: number }) => {
+    .option('--json', 'print only one JSON report {exitCode, tally, facts} on stdout (narration goes to stderr)')
+    .action(async (opts: { stateRoot?: string; maxPolls: number; json?: boolean }) => {
+      const narrate = opts.json ? process.stderr : process.stdout;
       const result = await runDemo(
         { maxPolls: opts.maxPolls, ...(opts.stateRoot ? { stateRoot: opts.stateRoot } : {}) },
-        { out: (line) => process.stdout.write(`${line}\n`), err: (line) => process.stderr.write(`${line}\n`) },
+        { out: (line) => narrate.write(`${line}\n`), err: (line) => process.stderr.write(`${line}\n`) },
       );
+      if (opts.json) process.stdout.write(`${JSON.stringify(result)}\n`);
       process.exitCode = result.exitCode;
     });
 }

@@ -44,6 +44,7 @@ const faultSchema = z.object({
 });
 const faultsBody = z.union([faultSchema, z.array(faultSchema), z.object({ faults: z.array(faultSchema) })]);
 const clockBody = z.object({ advanceSeconds: z.number().min(0) });
+const ledgerQuery = z.object({ since: z.coerce.number().int().min(1).default(1) });
 
 /** Parses a JSON body or answers 400 with the first problem. */
 function body<T>(schema: z.ZodType<T>, req: Request, res: Response): T | undefined {
@@ -117,6 +118,16 @@ export function adminRouter(deps: AdminDeps): Router {
 
   router.get('/stats', (_req, res) => {
     res.json(world.stats.snapshot());
+  });
+
+  // Every mutation request received since `since` (a seq), with applied / rejected / replayed.
+  router.get('/ledger', (req, res) => {
+    const parsed = ledgerQuery.safeParse(req.query);
+    if (!parsed.success) {
+      res.status(400).json({ error: 'since: a whole number from 1' });
+      return;
+    }
+    res.json(world.ledger.log.page(parsed.data.since));
   });
 
   // Target of the injected redirect: records whether a client followed it, and with credentials.

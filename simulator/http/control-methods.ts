@@ -87,7 +87,7 @@ export async function handleControlMethod(deps: ControlDeps, res: Response, rpc:
         const run = () => intervene(deps, p.taskId, p.instruction, p.authority);
         if (!p.authority) {
           // Without a request id there is nothing to record; the fence still answers.
-          const effect = run();
+          const effect = world.ledger.untracked('intervene', rpc.method, run);
           world.stats.applied('intervene', undefined);
           sendResult(res, rpc.id, effect.result);
           return;

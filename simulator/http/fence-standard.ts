@@ -11,6 +11,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { CONTROL_ERROR_CODES, CONTROL_EXTENSION_URI } from '../../adapters/a2a/control-contract.js';
 import type { RpcOutcome } from '../world/request-ledger.js';
+import { RequestLog } from '../world/request-log.js';
 import { RpcError } from '../world/rpc-error.js';
 import type { World } from '../world/world.js';
 import { replay } from './answer-once.js';
@@ -114,12 +115,16 @@ export async function fenceStandardMutation(
 
   let settle: ((outcome: RpcOutcome, applied: boolean, taskId?: string) => void) | undefined;
   if (authority) {
-    const admission = world.ledger.admit(authority.requestId, kind, target.payload);
+    const admission = world.ledger.admit(authority.requestId, kind, target.payload, rpc.method);
     if (admission.kind === 'replay') {
       await replay(world, res, rpc.id, admission.outcome);
       return;
     }
     settle = admission.settle;
+  } else {
+    // No request id to admit, but the remote's log still shows that it arrived and what it did.
+    const entry = world.ledger.log.record({ requestId: null, action: kind, method: rpc.method, disposition: 'pending', reason: null });
+    settle = (outcome, applied) => RequestLog.settle(entry, outcome, applied);
   }
   if (failure && deps.enforceEpochs) {
     world.stats.staleMutationsRejected++;

@@ -4,17 +4,18 @@
  *
  * Reading back an id the remote never saw tombstones it: the request can no longer land
  * later (a delayed retransmission gets -32054), which is what makes `not_applied` final.
+ *
+ * Every admission, replay and conflict is also written to `log`, the remote's own account of
+ * what it received (read through the admin API as `/_sim/ledger`).
  * @module
  */
 import { createHash } from 'node:crypto';
 import type { RequestReadback } from '../../adapters/a2a/control-contract.js';
-import { CONTROL_ERROR_CODES } from '../../adapters/a2a/control-contract.js';
+import { CONTROL_ERROR_CODES, CONTROL_METHODS } from '../../adapters/a2a/control-contract.js';
+import { RequestLog, type RequestAction, type RpcOutcome } from './request-log.js';
 import { RpcError } from './rpc-error.js';
 
-export type RequestAction = NonNullable<RequestReadback['action']>;
-
-/** The JSON-RPC outcome as sent (without the envelope id), replayed verbatim on a duplicate. */
-export type RpcOutcome = { result: unknown } | { error: { code: number; message: string; data?: unknown } };
+export type { RequestAction, RpcOutcome } from './request-log.js';
 
 interface RequestRecord {
   digest: string;
@@ -30,19 +31,34 @@ export type Admission =
   | { kind: 'new'; settle: (outcome: RpcOutcome, applied: boolean, taskId?: string) => void }
   | { kind: 'replay'; outcome: () => Promise<RpcOutcome | undefined> };
 
+/** The wire method of a control-extension action (standard mutations pass their own). */
+const CONTROL_METHOD_OF: Partial<Record<RequestAction, string>> = {
+  claim: CONTROL_METHODS.leaseClaim,
+  renew: CONTROL_METHODS.leaseRenew,
+  release: CONTROL_METHODS.leaseRelease,
+  intervene: CONTROL_METHODS.intervene,
+};
+
 export class RequestLedger {
   private readonly records = new Map<string, RequestRecord>();
   private readonly tombstones = new Set<string>();
+  readonly log = new RequestLog();
 
   /** Decides whether a request id is fresh, a retransmission, or a conflict (throws -32054). */
-  admit(requestId: string, action: RequestAction, payload: unknown): Admission {
+  admit(requestId: string, action: RequestAction, payload: unknown, method = CONTROL_METHOD_OF[action] ?? action): Admission {
     const digest = digestOf(action, payload);
+    const arrival = { requestId, action, method };
     if (this.tombstones.has(requestId)) {
+      this.log.record({ ...arrival, disposition: 'rejected', reason: 'request_id_tombstoned' });
       throw conflict('request id was tombstoned by a readback and can no longer be applied');
     }
     const existing = this.records.get(requestId);
     if (existing) {
-      if (existing.digest !== digest) throw conflict('request id was already used with another payload');
+      if (existing.digest !== digest) {
+        this.log.record({ ...arrival, disposition: 'rejected', reason: 'request_id_reused' });
+        throw conflict('request id was already used with another payload');
+      }
+      this.log.record({ ...arrival, disposition: 'replayed', reason: 'duplicate_request_id' });
       return {
         kind: 'replay',
         outcome: async () => {
@@ -54,9 +70,11 @@ export class RequestLedger {
     let resolve!: () => void;
     const record: RequestRecord = { digest, action, applied: false, settled: new Promise<void>((r) => (resolve = r)) };
     this.records.set(requestId, record);
+    const entry = this.log.record({ ...arrival, disposition: 'pending', reason: null });
     return {
       kind: 'new',
       settle: (outcome, applied, taskId) => {
+        RequestLog.settle(entry, outcome, applied);
         record.outcome = outcome;
         record.applied = applied;
         if (taskId !== undefined) record.taskId = taskId;
@@ -64,6 +82,20 @@ export class RequestLedger {
         resolve();
       },
     };
+  }
+
+  /** Runs a mutation that carries no request id: nothing to admit, but the log shows what it did. */
+  untracked<T>(action: RequestAction, method: string, run: () => T): T {
+    const entry = this.log.record({ requestId: null, action, method, disposition: 'pending', reason: null });
+    try {
+      const effect = run();
+      RequestLog.settle(entry, { result: null }, true);
+      return effect;
+    } catch (error) {
+      const rpc = error instanceof RpcError ? error : new RpcError(-32603, 'internal error');
+      RequestLog.settle(entry, { error: { code: rpc.code, message: rpc.message } }, false);
+      throw error;
+    }
   }
 
   /** Waits for a request still in flight, so `not_applied` is never said of one about to apply. */

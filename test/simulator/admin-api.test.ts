@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONTROL_EXTENSION_URI, CONTROL_METHODS } from '../../adapters/a2a/control-contract.js';
 import { startSimulator, type RunningSimulator } from '../../simulator/index.js';
-import { call } from './rpc.js';
+import { authority, call, rpc } from './rpc.js';
 
 let sim: RunningSimulator;
 let ep: string;
@@ -92,6 +92,39 @@ describe('admin API', () => {
     expect(Object.keys(json.mutationsApplied).sort()).toEqual(['cancel', 'claim', 'intervene', 'release', 'renew', 'submit']);
     expect(json.requests.GetTask).toBeGreaterThanOrEqual(1);
     expect(json).toEqual(sim.stats());
+  });
+
+  it('lists every mutation request it received, applied, rejected with the reason, or replayed', async () => {
+    const { ids, contextIds } = sim.createTasksDetailed(1, 'steady');
+    const [taskId, contextId] = [ids[0]!, contextIds[0]!];
+    const since = (await admin('GET', '/ledger')).json.nextSeq as number;
+    const claimed = await call(ep, CONTROL_METHODS.leaseClaim, { contextId, controllerId: 'ledger-test', ttlSeconds: 600, requestId: 'l-claim' });
+    const epoch = claimed.lease.epoch as number;
+    const cancel = (requestId: string, e: number) => rpc(ep, 'CancelTask', { id: taskId, metadata: authority('ledger-test', e, requestId) });
+    await cancel('l-stale', epoch - 1);
+    await call(ep, CONTROL_METHODS.intervene, { taskId, instruction: 'checkpoint', authority: { controllerId: 'ledger-test', epoch, requestId: 'l-int' } });
+    await call(ep, CONTROL_METHODS.intervene, { taskId, instruction: 'checkpoint', authority: { controllerId: 'ledger-test', epoch, requestId: 'l-int' } });
+    await rpc(ep, 'CancelTask', { id: taskId });
+    await call(ep, CONTROL_METHODS.requestGet, { requestId: 'l-never' });
+    await cancel('l-never', epoch);
+    await cancel('l-cancel', epoch);
+
+    const page = (await admin('GET', `/ledger?since=${since}`)).json;
+    const brief = page.entries.map((e: any) => [e.requestId, e.method, e.disposition, e.reason]);
+    expect(brief).toEqual([
+      ['l-claim', CONTROL_METHODS.leaseClaim, 'applied', null],
+      ['l-stale', 'CancelTask', 'rejected', 'lease_stale_epoch'],
+      ['l-int', CONTROL_METHODS.intervene, 'applied', null],
+      ['l-int', CONTROL_METHODS.intervene, 'replayed', 'duplicate_request_id'],
+      [null, 'CancelTask', 'rejected', 'authority_missing'],
+      ['l-never', 'CancelTask', 'rejected', 'request_id_tombstoned'],
+      ['l-cancel', 'CancelTask', 'applied', null],
+    ]);
+    expect(page.entries.map((e: any) => e.seq)).toEqual(brief.map((_: unknown, i: number) => since + i));
+    expect(page.nextSeq).toBe(since + brief.length);
+    expect(page).toEqual(sim.ledger(since));
+    expect((await admin('GET', `/ledger?since=${page.nextSeq}`)).json.entries).toEqual([]);
+    expect((await admin('GET', '/ledger?since=zero')).status).toBe(400);
   });
 
   it('refuses malformed bodies with 400', async () => {

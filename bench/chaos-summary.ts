@@ -1,0 +1,62 @@
+/**
+ * Sums chaos runs into the qualification's verdict: the violation counts, how much was in
+ * doubt and resolved, and which (flow, kill point) pairs of the matrix were really covered.
+ * @module
+ */
+import { MATRIX, pairKey } from './chaos-plan.js';
+import type { RunResult } from './chaos-run.js';
+
+export const VIOLATIONS = ['duplicates', 'lost', 'outcomeMismatches', 'unjournaled', 'unresolved'] as const;
+
+/** A run proves something only if its supervisor died by SIGKILL, at its point. */
+export const provedItsPoint = (r: RunResult) => r.killed && r.diedAtPoint;
+
+export interface ChaosSummary {
+  runs: number;
+  duplicates: number;
+  lost: number;
+  outcomeMismatches: number;
+  unjournaled: number;
+  unresolved: number;
+  inDoubtAtKill: number;
+  resolvedByReadback: number;
+  appliedRemote: number;
+  notKilledBySigkill: number;
+  didNotDieAtPoint: number;
+  diedMidFlow: number;
+  covered: number;
+  pairs: number;
+  missing: string[];
+}
+
+export function summarize(results: readonly RunResult[]): ChaosSummary {
+  const sum = (pick: (r: RunResult) => number) => results.reduce((n, r) => n + pick(r), 0);
+  const covered = new Set(results.filter(provedItsPoint).map(pairKey));
+  return {
+    runs: results.length,
+    duplicates: sum((r) => r.duplicates),
+    lost: sum((r) => r.lost),
+    outcomeMismatches: sum((r) => r.outcomeMismatches),
+    unjournaled: sum((r) => r.unjournaled),
+    unresolved: sum((r) => r.unresolved),
+    inDoubtAtKill: sum((r) => r.inDoubtAtKill),
+    resolvedByReadback: sum((r) => r.resolvedByReadback),
+    appliedRemote: sum((r) => r.appliedRemote),
+    notKilledBySigkill: results.filter((r) => !r.killed).length,
+    didNotDieAtPoint: results.filter((r) => !r.diedAtPoint).length,
+    diedMidFlow: results.filter((r) => r.diedMidFlow).length,
+    covered: MATRIX.filter((p) => covered.has(pairKey(p))).length,
+    pairs: MATRIX.length,
+    missing: MATRIX.filter((p) => !covered.has(pairKey(p))).map(pairKey),
+  };
+}
+
+export const passed = (s: ChaosSummary): boolean =>
+  s.duplicates === 0 &&
+  s.lost === 0 &&
+  s.outcomeMismatches === 0 &&
+  s.unjournaled === 0 &&
+  s.unresolved === 0 &&
+  s.notKilledBySigkill === 0 &&
+  s.didNotDieAtPoint === 0 &&
+  s.missing.length === 0;
