@@ -49,6 +49,12 @@ export interface CampaignStoreOptions {
   fs?: DurableFs;
   /** The statechart's version check; a document whose snapshot fails it is `machine_version_unknown`. */
   machineVersionKnown?: (version: string) => boolean;
+  /**
+   * The caller owns the whole state root (the owner lock): no other live process can hold a
+   * campaign lock, so any lock folder left behind was a dead owner's and is cleared at open
+   * instead of being waited out for its stale time.
+   */
+  soleOwner?: boolean;
 }
 
 export type LoadResult =
@@ -81,9 +87,17 @@ export async function openCampaignStore(options: CampaignStoreOptions): Promise<
   const layout = storeLayout(await fsp.realpath(options.root));
   await ensurePrivateLayout(layout);
   await syncDirectory(fsp, layout.root);
+  if (options.soleOwner) await clearDeadOwnersLocks(layout.locksDir);
   const store = new FileCampaignStore(layout, options);
   await store.sweepOrphanTempFiles();
   return store;
+}
+
+/** Removes every campaign lock folder (only safe under the owner lock: see `soleOwner`). */
+async function clearDeadOwnersLocks(locksDir: string): Promise<void> {
+  for (const name of await fsp.readdir(locksDir)) {
+    if (name.endsWith('.lock')) await fsp.rm(path.join(locksDir, name), { recursive: true, force: true });
+  }
 }
 
 class FileCampaignStore implements CampaignStore {

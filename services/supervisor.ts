@@ -324,6 +324,9 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
       },
       ...(opts.storeFs ? { fs: opts.storeFs } : {}),
       machineVersionKnown: isKnownMachineVersion,
+      // start() holds the state root's owner lock before it opens the store (unless a host
+      // injected its own ownership, which may not cover the whole root).
+      soleOwner: opts.ownership === undefined,
     });
     const loaded = await store.loadAll({ concurrency: 32 });
     const summaries: CampaignSummary[] = [];
