@@ -1,0 +1,30 @@
+// Attack: settings that issue 7 says must stop start-up, in forms the checks miss.
+import { expect, it } from 'vitest';
+import { loadConfig } from '../../services/config.js';
+import { canary } from '../fixtures/canary.js';
+
+const base = (extra: Record<string, string>) => ({ ARGUS_SUPERVISOR_STATE_ROOT: '/tmp/argus-attack-never-created', ...extra });
+const codes = (env: Record<string, string>): string[] => {
+  try {
+    loadConfig(env);
+    return [];
+  } catch (e) {
+    return (e as { issues?: { code: string }[] }).issues?.map((i) => i.code) ?? ['threw'];
+  }
+};
+
+it('an API key of 16 zero-width spaces (no client can send it) is refused as weak', () => {
+  expect(codes(base({ ARGUS_SUPERVISOR_API_KEY: '\u200b'.repeat(16) }))).toContain('api_key_weak');
+});
+
+const apiKey = canary('startup-api-key');
+for (const url of [
+  'http://127.0.0.1:1/a2a/%2Ft-abcdef0123456789%2F', // a /t-<token>/ segment hidden behind encoded slashes
+  'http://127.0.0.1:1/a2a;token=abcdef0123456789', // a matrix parameter
+  'http://127.0.0.1:1/a2a/ghp_abcdefghijklmnopqrstuvwxyz0123456789', // lower-case token shape
+  'http://127.0.0.1:1/a2a/token/abcdefghij0123456789klmnopqrst', // lower-case + digits, 30 chars
+]) {
+  it(`a credential-shaped URL is refused at start-up: ${url.slice(22)}`, () => {
+    expect(codes(base({ ARGUS_SUPERVISOR_ENABLED: '1', ARGUS_SUPERVISOR_API_KEY: apiKey, OPENTRAINING_A2A_URL: url }))).toContain('a2a_url_credential');
+  });
+}
