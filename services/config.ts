@@ -128,9 +128,13 @@ export function isLoopbackHost(host: string): boolean {
   return false;
 }
 
-/** A key no client can send (blank, whitespace, control characters) or one short enough to guess. */
+/**
+ * A key short enough to guess, or one no client can send: HTTP header values are bytes, so only
+ * printable ASCII without spaces survives every client (no whitespace, control, format or
+ * non-ASCII character).
+ */
 function apiKeyWeak(key: string): boolean {
-  return key.length < MIN_API_KEY_LENGTH || /[\s\p{Cc}]/u.test(key);
+  return key.length < MIN_API_KEY_LENGTH || !/^[\x21-\x7e]+$/.test(key);
 }
 
 function a2aUrlProblem(raw: string, token: string | undefined): ConfigProblem | null {
@@ -194,7 +198,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): SupervisorConfig {
   if (key !== undefined && key !== '' && apiKeyWeak(key)) {
     problems.push({
       code: 'api_key_weak',
-      message: `ARGUS_SUPERVISOR_API_KEY must be at least ${MIN_API_KEY_LENGTH} characters with no whitespace or control characters`,
+      message: `ARGUS_SUPERVISOR_API_KEY must be at least ${MIN_API_KEY_LENGTH} printable ASCII characters with no whitespace`,
     });
   } else if ((key === undefined || key === '') && !e.ARGUS_SUPERVISOR_SOCKET && !isLoopbackHost(e.HOST)) {
     problems.push({ code: 'api_key_required', message: 'ARGUS_SUPERVISOR_API_KEY is required when HOST is not a loopback address' });

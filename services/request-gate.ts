@@ -5,7 +5,9 @@
  *
  * - same key, same request, first answered → that answer again, nothing re-run (also after a
  *   restart: the answers live in the campaign document, see persistence/idempotency.ts);
- * - same key, another request → 422 `idempotency_key_reused`;
+ * - same key, another request → 422 `idempotency_key_reused`, also when the first request named
+ *   another campaign (a key belongs to one request across the whole supervisor, as Stripe's
+ *   belong to one account; each campaign document keeps its own, and `indexKeys` joins them);
  * - same key while the first is still in flight → 409 `mutation_in_progress` (Stripe answers
  *   409 to a concurrent request with the same key; it neither waits nor runs it twice);
  * - an answer is kept only if the request changed the campaign (Stripe keeps a result only
@@ -44,8 +46,19 @@ export { isValidIdempotencyKey };
 
 export function createRequestGate(deps: RequestGateDeps) {
   const mutationsInFlight = new Set<string>();
-  /** Per campaign and key: the kept answers being read right now (shared), or the request running. */
+  /** Per key: the kept answers being read right now (shared), or the request running. */
   const keys = new Map<string, Promise<readonly IdempotencyRecord[]> | 'running'>();
+  /** Which campaign's document keeps each key's answer, and each campaign's keys (to re-index). */
+  const keyOwner = new Map<string, string>();
+  const keysOf = new Map<string, readonly string[]>();
+
+  /** Records which keys a campaign's document keeps now (call on load and after every write). */
+  function indexKeys(campaignId: string, records: readonly IdempotencyRecord[]): void {
+    for (const digest of keysOf.get(campaignId) ?? []) if (keyOwner.get(digest) === campaignId) keyOwner.delete(digest);
+    const digests = records.map((r) => r.keyDigest);
+    for (const digest of digests) keyOwner.set(digest, campaignId);
+    keysOf.set(campaignId, digests);
+  }
 
   /**
    * Runs one fenced mutation while holding the campaign's slot. The check and the take are
@@ -83,7 +96,11 @@ export function createRequestGate(deps: RequestGateDeps) {
     }
     const keyDigest = digestKey(key);
     const requestDigest = digestRequest(request.route, request.body);
-    const slot = `${campaignId}\n${keyDigest}`;
+    const slot = keyDigest;
+    const owner = keyOwner.get(keyDigest);
+    if (owner !== undefined && owner !== campaignId) {
+      return fail('idempotency_key_reused', 'This Idempotency-Key was first used with a different request; use a new key.');
+    }
     const inFlight = () => fail('mutation_in_progress', 'A request with this Idempotency-Key is still in flight; retry when it has answered.');
     const existing = keys.get(slot);
     if (existing === 'running') return inFlight();
@@ -127,7 +144,7 @@ export function createRequestGate(deps: RequestGateDeps) {
     }
   }
 
-  return { oneMutationAtATime, idempotent };
+  return { oneMutationAtATime, idempotent, indexKeys };
 }
 
 export type RequestGate = ReturnType<typeof createRequestGate>;

@@ -278,6 +278,7 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
   function refresh(doc: CampaignDocument): void {
     const entry = entryFromDocument(doc);
     entries.set(doc.campaignId, entry);
+    gate.indexKeys(doc.campaignId, doc.idempotency);
     readModel.trigger.campaignUpdated({ summary: summarize(doc, lastReadAt.get(doc.campaignId) ?? null) });
   }
 
@@ -348,6 +349,7 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
         continue;
       }
       entries.set(result.id, entryFromDocument(result.doc));
+      gate.indexKeys(result.id, result.doc.idempotency);
       summaries.push(summarize(result.doc));
       events.push(...eventViews(result.doc));
     }

@@ -19,14 +19,25 @@ const rejected = (sentence: string) => err(remoteError('remote_url_rejected', se
 /** Canonical UUIDs are identifiers (agent ids, tenants), not credentials, so they pass. */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** Prefixes of well-known credential formats (OpenAI-style `sk-`, GitHub `ghp_`, Slack `xoxb-`, GitLab `glpat-`). */
+const KNOWN_TOKEN_PREFIX = /^(?:sk|pk|rk)[-_]|^gh[pousr]_|^github_pat_|^xox[abprs]-|^glpat-/i;
+
 /**
- * A path segment that looks like a secret: a long run of token characters in mixed case with
- * digits (base64url-style keys), or a long hex string. Words, versions and UUIDs pass.
+ * A path segment that looks like a secret: a long hex string; a long run of token characters
+ * in mixed case with digits (base64url-style keys); one with many digits and letters in no
+ * word pattern (a lower-case key); or a well-known credential prefix. Words, versions, dated
+ * names (`run-2024-11`) and UUIDs pass.
  */
 function tokenShaped(segment: string): boolean {
   if (UUID.test(segment)) return false;
   if (/^[0-9a-f]{32,}$/i.test(segment)) return true;
-  return segment.length >= 24 && /^[A-Za-z0-9_\-.~+=]+$/.test(segment) && /[a-z]/.test(segment) && /[A-Z]/.test(segment) && /[0-9]/.test(segment);
+  if (segment.length >= 16 && KNOWN_TOKEN_PREFIX.test(segment)) return true;
+  if (segment.length < 20 || !/^[A-Za-z0-9_\-.~+=]+$/.test(segment)) return false;
+  const digits = segment.replace(/[^0-9]/g, '').length;
+  const letters = segment.replace(/[^A-Za-z]/g, '').length;
+  // Many digits and letters with no word separators: a lower-case key, not a dated name.
+  if (digits >= 6 && letters >= 6 && !/[-.~]/.test(segment)) return true;
+  return segment.length >= 24 && /[a-z]/.test(segment) && /[A-Z]/.test(segment) && digits > 0;
 }
 
 /**
@@ -46,13 +57,25 @@ export function urlCredentialProblem(url: URL, raw: string, token?: string): str
   }
   if (url.search || raw.includes('?')) return 'the A2A base URL must not carry a query string';
   if (url.hash || raw.includes('#')) return 'the A2A base URL must not carry a fragment';
-  const segments = url.pathname.split('/').map((segment) => {
-    try {
-      return decodeURIComponent(segment);
-    } catch {
-      return segment;
-    }
-  });
+  // A matrix parameter (`;token=…`) is a query by another name.
+  if (url.pathname.includes(';')) return 'the A2A base URL must not carry path parameters (;…)';
+  // Decoded, then split again: `%2F` hides a segment boundary, `%3F`/`%23` a query or fragment.
+  const segments = url.pathname
+    .split('/')
+    .map((segment) => {
+      try {
+        return decodeURIComponent(segment);
+      } catch {
+        return segment;
+      }
+    })
+    .flatMap((segment) => segment.split('/'));
+  if (segments.some((segment) => /[?#;\s]/.test(segment))) {
+    return 'the A2A base URL hides a query, fragment, parameter or space in its path; credentials travel only in headers';
+  }
+  if (segments.some((segment) => /^(?:bearer|basic)$/i.test(segment))) {
+    return 'the A2A base URL names an authorization scheme in its path; credentials travel only in headers';
+  }
   // Agent Zero's proxy accepts `/t-<token>/` path segments; a credential never travels in a path.
   if (segments.some((segment) => /^t-./i.test(segment))) {
     return 'the A2A base URL carries a path token (/t-…/); credentials travel only in headers';

@@ -31,8 +31,13 @@ export const REMOTE_TEXT_CAPS = {
 /** C0/C1 controls, DEL and line/paragraph separators: they end up as a space (they often separate words). */
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g;
-/** Invisible format characters (zero-width, bidi controls and isolates, BOM): removed, since they hide in words. */
-const INVISIBLE_CHARS = /[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]+/g;
+/**
+ * Invisible characters, removed since they hide inside words (and inside a token, which then no
+ * longer reads as the token): every format character (`\p{Cf}`: zero-width, bidi controls and
+ * isolates, BOM, soft hyphen, tag characters), variation selectors, the combining grapheme
+ * joiner, and the Hangul fillers that render as nothing.
+ */
+const INVISIBLE_CHARS = /[\p{Cf}\u034f\u115f\u1160\u3164\uffa0\ufe00-\ufe0f\u{e0100}-\u{e01ef}]+/gu;
 /** ANSI escape sequences (CSI `ESC[...X` and OSC `ESC]...BEL`), removed whole so no `[2J` residue remains. */
 // eslint-disable-next-line no-control-regex
 const ANSI_SEQUENCES = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u009b[0-?]*[ -/]*[@-~]/g;

@@ -30,7 +30,7 @@ describe('the API key', () => {
     ['a control character', `${key}\u0007`],
   ])('is refused when it is %s (api_key_weak), without echoing it', (_name, value) => {
     const lines = linesOf({ ARGUS_SUPERVISOR_API_KEY: value });
-    expect(lines).toEqual(['api_key_weak: ARGUS_SUPERVISOR_API_KEY must be at least 16 characters with no whitespace or control characters']);
+    expect(lines).toEqual(['api_key_weak: ARGUS_SUPERVISOR_API_KEY must be at least 16 printable ASCII characters with no whitespace']);
     if (value.trim().length >= 4) expect(lines.join('\n')).not.toContain(value.trim());
   });
 
