@@ -1,67 +1,63 @@
 /**
  * Model-based proof of the campaign's authority rules: enumerate every reachable state under a
  * finite event alphabet (with guard payloads for both branches and the done/error events of
- * every invoked effect), then check invariants on every edge and path, and compare the
- * declared transitions with the exercised ones. Writes coverage/statechart.json.
+ * every invoked effect), from the initial state and from restored roots, then check invariants
+ * on every edge and path, compare the declared transitions with the exercised ones, and check
+ * that every named guard was evaluated both true and false. Writes coverage/statechart.json.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { createActor, fromPromise, initialTransition, transition, type ActorLogic, type EventObject, type SnapshotFrom } from 'xstate';
-import { adjacencyMapToArray, getAdjacencyMap, getShortestPaths } from 'xstate/graph';
+import { createActor, fromPromise, initialTransition, transition } from 'xstate';
+import { getShortestPaths } from 'xstate/graph';
 import { describe, expect, it } from 'vitest';
 import { MUTATION_RULES } from '../../machines/campaign.guards.js';
-import { campaignMachine } from '../../machines/campaign.machine.js';
 import { explainRefusal } from '../../machines/campaign.refusals.js';
 import type { CampaignEvent, MutateEvent } from '../../machines/campaign.types.js';
-import { eventsFor, K_DONE, MUTATIONS, US } from './graph-events.js';
-import { allStateNodes, atomicDescendants, declaredTransitions, takenTransitions, type DeclaredTransition } from './statechart-coverage.js';
+import {
+  A,
+  declared,
+  edges,
+  emitted,
+  emittedBy,
+  fromStart,
+  graphLogic,
+  inControlling,
+  INPUT,
+  inRelaying,
+  isIn,
+  machine,
+  options,
+  reachedStates,
+  recorder,
+  serializeEvent,
+  serializeState,
+  steps,
+  traversalMs,
+  type Snap,
+} from './campaign-traversal.js';
+import { MUTATIONS, US } from './graph-events.js';
+import { guardCoverage, type UnreachableOutcome } from './guard-outcomes.js';
+import { allStateNodes, atomicDescendants, type DeclaredTransition } from './statechart-coverage.js';
 
-type Snap = SnapshotFrom<typeof campaignMachine>;
-const machine = campaignMachine;
-// maxAttempts 1 so the attempt bound is reached within the traversal.
-const INPUT = { campaignId: 'camp-1', controllerId: US, maxAttempts: 1 };
-// The graph helpers type emitted events as plain EventObject; the machine's are narrower.
-const graphLogic = campaignMachine as unknown as ActorLogic<Snap, CampaignEvent, typeof INPUT>;
+/**
+ * Guard outcomes no traversal root reaches, each with its reason and the invariant below that
+ * proves it. Empty today: every named guard is seen true and false.
+ */
+const UNREACHABLE_GUARD_OUTCOMES: UnreachableOutcome[] = [];
+const guards = guardCoverage(machine, recorder.seen(), UNREACHABLE_GUARD_OUTCOMES);
 
-/** Only what changes behaviour: guards read nothing else (counters and timestamps excluded). */
-function serializeState(s: Snap): string {
-  const c = s.context;
-  const paused = s.matches('paused');
-  return JSON.stringify({
-    value: s.value,
-    status: s.status,
-    lease: c.lease?.epoch ?? null,
-    // The bound guard reads only `attempts < max` (a resolved in-doubt submit may pass max).
-    attempts: Math.min(c.attemptsSubmitted, c.maxAttempts),
-    intent: c.pendingIntent?.kind ?? null,
-    question: c.pendingQuestion?.key ?? null,
-    // reviewFreshForEvent compares a verdict's event with this; K_DONE is the only one offered.
-    reviewable: c.wakes.lastArgusEventKey === K_DONE,
-    // Where RESUME returns to matters only while paused.
-    history: paused ? Object.values(s.historyValue).map((nodes) => nodes.map((n) => n.id)) : null,
-  });
-}
-
-const serializeEvent = (e: CampaignEvent): string => JSON.stringify(e, (key, value) => (value instanceof Error ? 'Error' : value));
-const options = { input: INPUT, events: (s: Snap) => eventsFor(s), serializeState, serializeEvent };
-
-const A = 'active.authority';
-const value = (path: string): unknown => path.split('.').reduceRight<unknown>((inner, key) => (inner === undefined ? key : { [key]: inner }), undefined);
-const isIn = (s: Snap, path: string): boolean => s.matches(value(path) as never);
-const inRelaying = (s: Snap) => isIn(s, `${A}.controlling.relaying`);
-const inControlling = (s: Snap) => isIn(s, `${A}.controlling`);
-/** The event types a step emits (pure: `transition` returns actions without running them). */
-const emittedBy = (actions: readonly { type: string }[]): string[] =>
-  actions.filter((a) => a.type === 'xstate.emit').map((a) => (a as unknown as { params: { event: EventObject } }).params.event.type);
-const emitted = (s: Snap, e: EventObject): string[] => emittedBy(transition(machine, s, e as CampaignEvent)[1]);
-
-// ---- the traversal (built once at load) --------------------------------------------------
-
-const started = performance.now();
-const edges = adjacencyMapToArray(getAdjacencyMap(graphLogic, options)) as { state: Snap; event: CampaignEvent; nextState: Snap }[];
-const { list: declared, byDefinition } = declaredTransitions(machine);
-const steps = edges.map((edge) => ({ ...edge, taken: takenTransitions(machine, byDefinition, edge.state, edge.event) }));
-const reachedStates = new Map(edges.map((e) => [serializeState(e.state), e.state]));
-const traversalMs = Math.round(performance.now() - started);
+/** Invariants that explain why a guard side needs a restored root or cannot be reached at all. */
+const INVARIANTS: Record<string, () => void> = {
+  'from the start, an intent is held only while relaying, in ambiguous-intent, paused or closed': () => {
+    let held = 0;
+    for (const { state } of Object.values(fromStart) as { state: Snap }[]) {
+      if (state.context.pendingIntent === null) continue;
+      held++;
+      const holds = inRelaying(state) || isIn(state, `${A}.ambiguous-intent`) || state.matches('paused') || state.status === 'done';
+      expect([state.value, holds]).toEqual([state.value, true]);
+    }
+    expect(held, 'reached states holding an intent').toBeGreaterThan(0);
+  },
+};
 
 describe('campaign statechart, by enumeration', () => {
   it('exercises every declared transition (writes coverage/statechart.json)', () => {
@@ -76,13 +72,31 @@ describe('campaign statechart, by enumeration', () => {
       states: reachedStates.size,
       edges: edges.length,
       traversalMs,
+      guards: {
+        declared: guards.declared,
+        covered: guards.covered,
+        missing: guards.missing,
+        unreachable: guards.unreachable,
+        outcomes: [...recorder.seen()].sort(),
+      },
       transitions: declared.map((t: DeclaredTransition) => ({ ...t, covered: covered.has(t.id) })),
     };
     mkdirSync('coverage', { recursive: true });
     writeFileSync('coverage/statechart.json', `${JSON.stringify(report, null, 2)}\n`);
-    console.log(`statechart transitions: ${report.covered}/${report.declared} covered`);
+    console.log(`statechart transitions: ${report.covered}/${report.declared} covered, ${guards.line}`);
     expect(uncovered).toEqual([]);
   });
+
+  it('evaluates every named guard both true and false in a reached state, or lists the side as unreachable with its proof', () => {
+    expect(guards.declared, 'named guards × 2').toBeGreaterThan(0);
+    expect(guards.missing, 'guard outcomes never evaluated').toEqual([]);
+    expect(guards.reachedButListed, 'listed unreachable but reached').toEqual([]);
+    expect(guards.unknownListed, 'listed for a guard the machine does not declare').toEqual([]);
+    for (const u of guards.unreachable) expect(Object.keys(INVARIANTS), `proof of ${u.id}`).toContain(u.provenBy);
+    expect(guards.covered + guards.unreachable.length).toBe(guards.declared);
+  });
+
+  it.each(Object.entries(INVARIANTS))('invariant: %s', (_name, proof) => proof());
 
   it('invokes relayMutation only in a state under controlling', () => {
     // Statically: every node that invokes the relay sits under `controlling`.
@@ -117,6 +131,31 @@ describe('campaign statechart, by enumeration', () => {
         expect(inRelaying(e.nextState)).toBe(false);
         expect(explainRefusal(e.state, event)).toBe(breaks);
       }
+    }
+  });
+
+  it('refuses a MUTATE whose only broken rule is in the context: the attempt bound, an intent still open', () => {
+    for (const code of ['attempt_limit_reached', 'intent_unresolved'] as const) {
+      // Selected by the rule table; judged by the chart (no relay) and by the refusal code.
+      const tries = steps.filter((e) => {
+        if (e.event.type !== 'MUTATE' || !isIn(e.state, `${A}.controlling.ready`)) return false;
+        const broken = MUTATION_RULES.filter((rule) => !rule.holds(e.state.context, e.event as MutateEvent)).map((rule) => rule.code);
+        return broken.length === 1 && broken[0] === code;
+      });
+      expect(tries.map((e) => (e.event as MutateEvent).mutation.kind), `MUTATE refused only by ${code}`).toContain('submit');
+      for (const e of tries) {
+        expect(inRelaying(e.nextState)).toBe(false);
+        expect(explainRefusal(e.state, e.event)).toBe(code);
+      }
+    }
+  });
+
+  it('refuses OPERATOR_CLAIM while an intent is open, wherever a claim is otherwise possible', () => {
+    const tries = steps.filter((e) => e.event.type === 'OPERATOR_CLAIM' && e.event.ttlSeconds === 600 && e.state.context.pendingIntent !== null && e.state.matches('active'));
+    expect(tries.some((e) => isIn(e.state, `${A}.control-lost`)), 'a claim tried in control-lost with an intent open').toBe(true);
+    for (const e of tries) {
+      expect(isIn(e.nextState, `${A}.claiming`)).toBe(false);
+      expect(explainRefusal(e.state, e.event)).toMatch(/^(intent_unresolved|already_controlling|effect_in_flight)$/);
     }
   });
 
