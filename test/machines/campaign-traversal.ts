@@ -54,12 +54,25 @@ export const emitted = (s: Snap, e: EventObject): string[] => emittedBy(transiti
 // ---- the traversal (built once at load) --------------------------------------------------
 
 export type Edge = { state: Snap; event: CampaignEvent; nextState: Snap };
-const started = performance.now();
-export const fromStart = recorder.during(() => getAdjacencyMap(graphLogic, options));
-const fromRestored = restoredRoots(machine, INPUT).map((root) => recorder.during(() => getAdjacencyMap(graphLogic, { ...options, fromState: root as Snap })));
-export const edges = adjacencyMapToArray(Object.assign({}, ...fromRestored, fromStart)) as Edge[];
-export const { list: declared, byDefinition } = declaredTransitions(machine);
-export const steps = edges.map((edge) => ({ ...edge, taken: takenTransitions(machine, byDefinition, edge.state, edge.event) }));
-export const reachedStates = new Map(edges.map((e) => [serializeState(e.state), e.state]));
-export const traversalMs = Math.round(performance.now() - started);
 
+function traverse() {
+  const started = performance.now();
+  const fromStart = recorder.during(() => getAdjacencyMap(graphLogic, options));
+  const fromRestored = restoredRoots(machine, INPUT).map((root) => recorder.during(() => getAdjacencyMap(graphLogic, { ...options, fromState: root as Snap })));
+  const edges = adjacencyMapToArray(Object.assign({}, ...fromRestored, fromStart)) as Edge[];
+  const { list: declared, byDefinition } = declaredTransitions(machine);
+  const steps = edges.map((edge) => ({ ...edge, taken: takenTransitions(machine, byDefinition, edge.state, edge.event) }));
+  const reachedStates = new Map(edges.map((e) => [serializeState(e.state), e.state]));
+  return { fromStart, edges, declared, steps, reachedStates, guardOutcomes: recorder.seen(), traversalMs: Math.round(performance.now() - started) };
+}
+
+let built: ReturnType<typeof traverse> | null = null;
+
+/**
+ * The traversal, built on first use inside a test (not at import), so that mutation testing
+ * attributes the guards it evaluates to the tests that read it rather than to module loading.
+ */
+export function traversal(): ReturnType<typeof traverse> {
+  built ??= traverse();
+  return built;
+}

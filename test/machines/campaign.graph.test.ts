@@ -14,11 +14,8 @@ import { explainRefusal } from '../../machines/campaign.refusals.js';
 import type { CampaignEvent, MutateEvent } from '../../machines/campaign.types.js';
 import {
   A,
-  declared,
-  edges,
   emitted,
   emittedBy,
-  fromStart,
   graphLogic,
   inControlling,
   INPUT,
@@ -26,12 +23,9 @@ import {
   isIn,
   machine,
   options,
-  reachedStates,
-  recorder,
   serializeEvent,
   serializeState,
-  steps,
-  traversalMs,
+  traversal,
   type Snap,
 } from './campaign-traversal.js';
 import { MUTATIONS, US } from './graph-events.js';
@@ -43,13 +37,13 @@ import { allStateNodes, atomicDescendants, type DeclaredTransition } from './sta
  * proves it. Empty today: every named guard is seen true and false.
  */
 const UNREACHABLE_GUARD_OUTCOMES: UnreachableOutcome[] = [];
-const guards = guardCoverage(machine, recorder.seen(), UNREACHABLE_GUARD_OUTCOMES);
+const guardOutcomes = () => guardCoverage(machine, traversal().guardOutcomes, UNREACHABLE_GUARD_OUTCOMES);
 
 /** Invariants that explain why a guard side needs a restored root or cannot be reached at all. */
 const INVARIANTS: Record<string, () => void> = {
   'from the start, an intent is held only while relaying, in ambiguous-intent, paused or closed': () => {
     let held = 0;
-    for (const { state } of Object.values(fromStart) as { state: Snap }[]) {
+    for (const { state } of Object.values(traversal().fromStart) as { state: Snap }[]) {
       if (state.context.pendingIntent === null) continue;
       held++;
       const holds = inRelaying(state) || isIn(state, `${A}.ambiguous-intent`) || state.matches('paused') || state.status === 'done';
@@ -61,25 +55,26 @@ const INVARIANTS: Record<string, () => void> = {
 
 describe('campaign statechart, by enumeration', () => {
   it('exercises every declared transition (writes coverage/statechart.json)', () => {
+    const guards = guardOutcomes();
     const covered = new Set<string>();
-    for (const step of steps) for (const t of step.taken) covered.add(t.id);
-    const uncovered = declared.filter((t) => !covered.has(t.id)).map((t) => t.id);
+    for (const step of traversal().steps) for (const t of step.taken) covered.add(t.id);
+    const uncovered = traversal().declared.filter((t) => !covered.has(t.id)).map((t) => t.id);
     const report = {
       machine: machine.id,
-      declared: declared.length,
-      covered: declared.length - uncovered.length,
+      declared: traversal().declared.length,
+      covered: traversal().declared.length - uncovered.length,
       uncovered,
-      states: reachedStates.size,
-      edges: edges.length,
-      traversalMs,
+      states: traversal().reachedStates.size,
+      edges: traversal().edges.length,
+      traversalMs: traversal().traversalMs,
       guards: {
         declared: guards.declared,
         covered: guards.covered,
         missing: guards.missing,
         unreachable: guards.unreachable,
-        outcomes: [...recorder.seen()].sort(),
+        outcomes: [...traversal().guardOutcomes].sort(),
       },
-      transitions: declared.map((t: DeclaredTransition) => ({ ...t, covered: covered.has(t.id) })),
+      transitions: traversal().declared.map((t: DeclaredTransition) => ({ ...t, covered: covered.has(t.id) })),
     };
     mkdirSync('coverage', { recursive: true });
     writeFileSync('coverage/statechart.json', `${JSON.stringify(report, null, 2)}\n`);
@@ -88,6 +83,7 @@ describe('campaign statechart, by enumeration', () => {
   });
 
   it('evaluates every named guard both true and false in a reached state, or lists the side as unreachable with its proof', () => {
+    const guards = guardOutcomes();
     expect(guards.declared, 'named guards × 2').toBeGreaterThan(0);
     expect(guards.missing, 'guard outcomes never evaluated').toEqual([]);
     expect(guards.reachedButListed, 'listed unreachable but reached').toEqual([]);
@@ -104,7 +100,7 @@ describe('campaign statechart, by enumeration', () => {
     expect(relayNodes.map((n) => n.id)).toEqual(['campaign.active.authority.controlling.relaying']);
     // Dynamically: in every reached state, a relay child exists only under controlling.relaying.
     let withRelay = 0;
-    for (const s of reachedStates.values()) {
+    for (const s of traversal().reachedStates.values()) {
       if ('relayMutation' in s.children) {
         withRelay++;
         expect(inRelaying(s)).toBe(true);
@@ -114,7 +110,7 @@ describe('campaign statechart, by enumeration', () => {
   });
 
   it('starts a relay only from controlling.ready, by MUTATE, with every rule holding', () => {
-    const entries = steps.filter((e) => inRelaying(e.nextState) && !inRelaying(e.state));
+    const entries = traversal().steps.filter((e) => inRelaying(e.nextState) && !inRelaying(e.state));
     expect(entries.length).toBeGreaterThan(0);
     for (const e of entries) {
       expect(e.event.type).toBe('MUTATE');
@@ -125,7 +121,7 @@ describe('campaign statechart, by enumeration', () => {
 
   it('refuses each broken rule in controlling.ready, with the code the services report', () => {
     for (const { breaks, event } of MUTATIONS.filter((m) => m.breaks !== null)) {
-      const tries = steps.filter((e) => isIn(e.state, `${A}.controlling.ready`) && serializeEvent(e.event) === serializeEvent(event));
+      const tries = traversal().steps.filter((e) => isIn(e.state, `${A}.controlling.ready`) && serializeEvent(e.event) === serializeEvent(event));
       expect(tries.length, `MUTATE breaking ${breaks} was tried`).toBeGreaterThan(0);
       for (const e of tries) {
         expect(inRelaying(e.nextState)).toBe(false);
@@ -137,7 +133,7 @@ describe('campaign statechart, by enumeration', () => {
   it('refuses a MUTATE whose only broken rule is in the context: the attempt bound, an intent still open', () => {
     for (const code of ['attempt_limit_reached', 'intent_unresolved'] as const) {
       // Selected by the rule table; judged by the chart (no relay) and by the refusal code.
-      const tries = steps.filter((e) => {
+      const tries = traversal().steps.filter((e) => {
         if (e.event.type !== 'MUTATE' || !isIn(e.state, `${A}.controlling.ready`)) return false;
         const broken = MUTATION_RULES.filter((rule) => !rule.holds(e.state.context, e.event as MutateEvent)).map((rule) => rule.code);
         return broken.length === 1 && broken[0] === code;
@@ -151,7 +147,7 @@ describe('campaign statechart, by enumeration', () => {
   });
 
   it('refuses OPERATOR_CLAIM while an intent is open, wherever a claim is otherwise possible', () => {
-    const tries = steps.filter((e) => e.event.type === 'OPERATOR_CLAIM' && e.event.ttlSeconds === 600 && e.state.context.pendingIntent !== null && e.state.matches('active'));
+    const tries = traversal().steps.filter((e) => e.event.type === 'OPERATOR_CLAIM' && e.event.ttlSeconds === 600 && e.state.context.pendingIntent !== null && e.state.matches('active'));
     expect(tries.some((e) => isIn(e.state, `${A}.control-lost`)), 'a claim tried in control-lost with an intent open').toBe(true);
     for (const e of tries) {
       expect(isIn(e.nextState, `${A}.claiming`)).toBe(false);
@@ -161,12 +157,12 @@ describe('campaign statechart, by enumeration', () => {
 
   it('never reaches relaying from observing, claiming, control-lost, ambiguous-intent or paused', () => {
     const outside = ['observing', 'claiming', 'control-lost', 'ambiguous-intent'].map((s) => `${A}.${s}`);
-    for (const e of steps) {
+    for (const e of traversal().steps) {
       if (outside.some((p) => isIn(e.state, p)) || e.state.matches('paused')) expect(inRelaying(e.nextState)).toBe(false);
     }
     // And a valid mutation outside controlling is refused as a value, not dropped silently.
     const valid = MUTATIONS[0]!.event;
-    for (const s of reachedStates.values()) {
+    for (const s of traversal().reachedStates.values()) {
       if (inControlling(s) || s.status === 'done') continue;
       expect(s.can(valid)).toBe(false);
       expect(explainRefusal(s, valid)).toMatch(/^(lease_required|intent_unresolved|campaign_paused)$/);
@@ -178,7 +174,7 @@ describe('campaign statechart, by enumeration', () => {
     expect(isIn(initial, `${A}.observing`)).toBe(true);
     let claimEntries = 0;
     let controlEntries = 0;
-    for (const e of steps) {
+    for (const e of traversal().steps) {
       if (isIn(e.nextState, `${A}.claiming`) && !isIn(e.state, `${A}.claiming`)) {
         claimEntries++;
         expect(e.event.type).toBe('OPERATOR_CLAIM');
@@ -196,7 +192,7 @@ describe('campaign statechart, by enumeration', () => {
   });
 
   it('never resumes into controlling', () => {
-    const resumes = steps.filter((e) => e.event.type === 'RESUME' && e.state.matches('paused'));
+    const resumes = traversal().steps.filter((e) => e.event.type === 'RESUME' && e.state.matches('paused'));
     expect(resumes.length).toBeGreaterThan(0);
     for (const e of resumes) expect(inControlling(e.nextState)).toBe(false);
   });
@@ -204,7 +200,7 @@ describe('campaign statechart, by enumeration', () => {
   it('goes to ambiguous-intent on INTENT_IN_DOUBT from every authority state', () => {
     const authorityNode = machine.getStateNodeById('campaign.active.authority');
     const tested = new Set<string>();
-    for (const e of steps.filter((s) => s.event.type === 'INTENT_IN_DOUBT' && s.state.matches('active'))) {
+    for (const e of traversal().steps.filter((s) => s.event.type === 'INTENT_IN_DOUBT' && s.state.matches('active'))) {
       expect(isIn(e.nextState, `${A}.ambiguous-intent`)).toBe(true);
       expect(e.nextState.context.pendingIntent).not.toBeNull();
       for (const node of e.state._nodes) if (node.type === 'atomic' && node.id.startsWith('campaign.active.authority.')) tested.add(node.id);
@@ -215,7 +211,7 @@ describe('campaign statechart, by enumeration', () => {
   it('emits CONTROL_LOST exactly once per loss, on every edge and every path', () => {
     const lostPath = `${A}.control-lost`;
     let losses = 0;
-    for (const e of steps) {
+    for (const e of traversal().steps) {
       const entered = isIn(e.nextState, lostPath) && !isIn(e.state, lostPath);
       const count = emitted(e.state, e.event).filter((t) => t === 'CONTROL_LOST').length;
       expect(count).toBe(entered ? 1 : 0);
@@ -242,7 +238,7 @@ describe('campaign statechart, by enumeration', () => {
   it('keeps an ambiguous intent, drops control, and leaves only by readback to observing', () => {
     let intoAmbiguous = 0;
     let outOfAmbiguous = 0;
-    for (const e of steps) {
+    for (const e of traversal().steps) {
       const wasAmbiguous = isIn(e.state, `${A}.ambiguous-intent`);
       if (inRelaying(e.state) && isIn(e.nextState, `${A}.ambiguous-intent`)) {
         intoAmbiguous++;
@@ -262,7 +258,7 @@ describe('campaign statechart, by enumeration', () => {
   });
 
   it('refuses PAUSE and CLOSE while a relay is in flight (aborting it would manufacture doubt)', () => {
-    const inFlight = steps.filter((e) => inRelaying(e.state) && (e.event.type === 'PAUSE' || e.event.type === 'CLOSE'));
+    const inFlight = traversal().steps.filter((e) => inRelaying(e.state) && (e.event.type === 'PAUSE' || e.event.type === 'CLOSE'));
     expect(inFlight.length).toBeGreaterThan(0);
     for (const e of inFlight) {
       expect(e.taken).toEqual([]);
@@ -271,7 +267,7 @@ describe('campaign statechart, by enumeration', () => {
   });
 
   it('records a failed read without inventing an attempt or moving authority', () => {
-    const failures = steps.filter((s) => s.event.type === 'REMOTE_UNAVAILABLE' && s.state.matches('active'));
+    const failures = traversal().steps.filter((s) => s.event.type === 'REMOTE_UNAVAILABLE' && s.state.matches('active'));
     expect(failures.length).toBeGreaterThan(0);
     for (const e of failures) {
       expect(e.nextState.value).toEqual(e.state.value);
