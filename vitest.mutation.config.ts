@@ -11,6 +11,7 @@ export default defineConfig({
       'test/reducer/*.test.ts',
       'test/a2a/normalize.test.ts',
       'test/a2a/capabilities.test.ts',
+      'test/unit/remote-text.test.ts',
     ],
     environment: 'node',
     testTimeout: 30_000,

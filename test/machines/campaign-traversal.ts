@@ -3,6 +3,7 @@
  * named guard instrumented, the finite alphabet from graph-events.ts, the initial state and
  * the restored roots, and the helpers the invariants read states with.
  */
+import { expect } from 'vitest';
 import { transition, type ActorLogic, type EventObject, type SnapshotFrom } from 'xstate';
 import { adjacencyMapToArray, getAdjacencyMap } from 'xstate/graph';
 import { campaignMachine } from '../../machines/campaign.machine.js';
@@ -55,24 +56,33 @@ export const emitted = (s: Snap, e: EventObject): string[] => emittedBy(transiti
 
 export type Edge = { state: Snap; event: CampaignEvent; nextState: Snap };
 
+const takeSteps = (edges: Edge[], byDefinition: ReturnType<typeof declaredTransitions>['byDefinition']) =>
+  edges.map((edge) => ({ ...edge, taken: takenTransitions(machine, byDefinition, edge.state, edge.event) }));
+
 function traverse() {
   const started = performance.now();
   const fromStart = recorder.during(() => getAdjacencyMap(graphLogic, options));
   const fromRestored = restoredRoots(machine, INPUT).map((root) => recorder.during(() => getAdjacencyMap(graphLogic, { ...options, fromState: root as Snap })));
   const edges = adjacencyMapToArray(Object.assign({}, ...fromRestored, fromStart)) as Edge[];
   const { list: declared, byDefinition } = declaredTransitions(machine);
-  const steps = edges.map((edge) => ({ ...edge, taken: takenTransitions(machine, byDefinition, edge.state, edge.event) }));
+  const steps = takeSteps(edges, byDefinition);
   const reachedStates = new Map(edges.map((e) => [serializeState(e.state), e.state]));
-  return { fromStart, edges, declared, steps, reachedStates, guardOutcomes: recorder.seen(), traversalMs: Math.round(performance.now() - started) };
+  return { fromStart, edges, declared, declaredBy: byDefinition, steps, reachedStates, guardOutcomes: recorder.seen(), traversalMs: Math.round(performance.now() - started) };
 }
 
 let built: ReturnType<typeof traverse> | null = null;
+let stepsFor: { test: string | undefined; steps: ReturnType<typeof traverse>['steps'] } | null = null;
 
 /**
- * The traversal, built on first use inside a test (not at import), so that mutation testing
- * attributes the guards it evaluates to the tests that read it rather than to module loading.
+ * The traversal, built on first use inside a test (not at import). Each test re-derives the
+ * steps (which re-evaluates every guard on every reached edge), so mutation testing sees every
+ * test that reads the traversal as covering the guards it depends on, not only the first one.
  */
 export function traversal(): ReturnType<typeof traverse> {
   built ??= traverse();
-  return built;
+  const test = expect.getState().currentTestName;
+  if (stepsFor === null || stepsFor.test !== test) {
+    stepsFor = { test, steps: stepsFor === null ? built.steps : takeSteps(built.edges, built.declaredBy) };
+  }
+  return { ...built, steps: stepsFor.steps };
 }

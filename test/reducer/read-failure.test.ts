@@ -35,6 +35,17 @@ describe('reduceReadFailure', () => {
     expect(reduceReadFailure(3, { ...ctx, campaignId: 'camp-2' }).publicEvents[0]!.dedupeKey).not.toBe(a);
   });
 
+  it('says what failed and since when in the CRITICAL, with no error code when none was given', () => {
+    expect(reduceReadFailure(3, ctx).publicEvents[0]!.data).toEqual({
+      reason: 'remote_unavailable',
+      consecutiveFailures: 3,
+      errorCode: 'remote_timeout',
+      since: ctx.outageStartedAt,
+    });
+    const { errorCode: _omitted, ...withoutCode } = ctx;
+    expect(reduceReadFailure(3, withoutCode).publicEvents[0]!.data.errorCode).toBeNull();
+  });
+
   it('publishes nothing after the third failure, however long the outage lasts (the reducer, not the outbox)', () => {
     const publics = Array.from({ length: 50 }, (_, i) => reduceReadFailure(i + 1, ctx)).map((r) => r.publicEvents.length);
     expect(publics.reduce((sum, n) => sum + n, 0)).toBe(1);
@@ -53,7 +64,16 @@ describe('critical drafts for the machine emissions', () => {
     expect(nextHold.dedupeKey).not.toBe(first.dedupeKey);
   });
 
-  it('one CRITICAL per ambiguous request id', () => {
-    expect(intentAmbiguousDraft({ campaignId: 'camp-1', requestId: 'req-1', kind: 'submit' }).dedupeKey).toBe('intent-ambiguous:camp-1:req-1');
+  it('a loss at another epoch, or with no epoch known, is another loss', () => {
+    const at = (epoch: number | null) => controlLostDraft({ campaignId: 'camp-1', reason: 'lease_lost_readback', epoch, heldSince: '2030-01-01T00:00:00.000Z' }).dedupeKey;
+    expect(new Set([at(7), at(8), at(null)]).size).toBe(3);
+  });
+
+  it('one CRITICAL per ambiguous request id, naming the action to resolve', () => {
+    expect(intentAmbiguousDraft({ campaignId: 'camp-1', requestId: 'req-1', kind: 'submit' })).toMatchObject({
+      kind: 'CRITICAL',
+      dedupeKey: 'intent-ambiguous:camp-1:req-1',
+      data: { reason: 'intent_ambiguous', requestId: 'req-1', action: 'submit' },
+    });
   });
 });
