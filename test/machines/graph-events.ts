@@ -65,6 +65,12 @@ export const MUTATIONS: { breaks: string | null; event: MutateEvent }[] = [
   { breaks: 'readback_stale', event: mutate({ readback: null }) },
   { breaks: 'lease_not_held', event: mutate({ readback: RIVAL }) },
   { breaks: 'lease_not_held', event: mutate({ readback: EXPIRED }) },
+  // Boundaries of the readback rules: each side of every comparison the guards make.
+  { breaks: null, event: mutate({ readback: { ...OURS, readAt: '2029-12-31T23:59:40.000Z' } }) },
+  { breaks: 'readback_stale', event: mutate({ readback: { ...OURS, readAt: '2030-01-01T00:00:11.000Z' } }) },
+  { breaks: 'lease_not_held', event: mutate({ readback: { ...OURS, epoch: EPOCH - 1 } }) },
+  { breaks: 'lease_not_held', event: mutate({ readback: { ...RIVAL, epoch: EPOCH } }) },
+  { breaks: 'lease_not_held', event: mutate({ readback: { ...OURS, expiresAt: READ_AT } }) },
   { breaks: 'unsupported_capability', event: mutate({ epochEnforced: false }) },
   { breaks: 'lease_stale_epoch', event: mutate({ epoch: EPOCH - 1 }) },
   { breaks: 'approval_required', event: mutate({ approval: { kind: 'operator', principal: '' } }) },
@@ -80,7 +86,13 @@ export const GRAPH_EVENTS: CampaignEvent[] = [
   // claim
   { type: 'OPERATOR_CLAIM', ttlSeconds: 600 },
   { type: 'OPERATOR_CLAIM', ttlSeconds: 30 },
+  { type: 'OPERATOR_CLAIM', ttlSeconds: 60 },
+  { type: 'OPERATOR_CLAIM', ttlSeconds: 3600 },
+  { type: 'OPERATOR_CLAIM', ttlSeconds: 3601 },
+  { type: 'OPERATOR_CLAIM', ttlSeconds: 600.5 },
   done('claimLease', { claimed: OURS, readback: OURS }),
+  done('claimLease', { claimed: null, readback: null }),
+  done('claimLease', { claimed: { ...RIVAL, epoch: EPOCH }, readback: OURS }),
   done('claimLease', { claimed: OURS, readback: RIVAL }),
   error('claimLease'),
   // renew
