@@ -5,7 +5,10 @@
 import { describe, expect, it } from 'vitest';
 import { LEASE_TTL_BOUNDS, type RelayMutationOutput } from '../../machines/campaign.types.js';
 import { explainRefusal } from '../../machines/campaign.refusals.js';
+import { MUTATION_RULES } from '../../machines/campaign.guards.js';
+import type { LeaseReadback, MutateEvent } from '../../machines/campaign.types.js';
 import { A, inControlling, inRelaying, isIn, traversal } from './campaign-traversal.js';
+import { MUTATIONS } from './graph-events.js';
 
 const isDone = (event: { type: string }, actor: string): boolean => event.type === `xstate.done.actor.${actor}`;
 const outputOf = <T>(event: { type: string }): T => (event as unknown as { output: T }).output;
@@ -86,5 +89,39 @@ describe('campaign statechart: answers and observations', () => {
     });
     expect(foremanOnly.length).toBeGreaterThan(0);
     for (const e of foremanOnly) expect(e.nextState.matches({ active: { attention: 'idle' } })).toBe(true);
+  });
+
+  it('never errors: no guard or action throws on any reached edge', () => {
+    const { steps, reachedStates } = traversal();
+    for (const e of steps) expect([e.event.type, e.nextState.status]).not.toEqual([e.event.type, 'error']);
+    for (const s of reachedStates.values()) expect(s.status).not.toBe('error');
+  });
+
+  it('relays every MUTATE that breaks no rule, including a readback exactly at the freshness limit', () => {
+    const valid = new Set(MUTATIONS.filter((m) => m.breaks === null).map((m) => JSON.stringify(m.event)));
+    const tries = traversal().steps.filter(
+      (e) =>
+        isIn(e.state, `${A}.controlling.ready`) &&
+        valid.has(JSON.stringify(e.event)) &&
+        MUTATION_RULES.every((rule) => rule.holds(e.state.context, e.event as MutateEvent)),
+    );
+    expect(new Set(tries.map((e) => JSON.stringify(e.event))).size).toBe(valid.size);
+    for (const e of tries) expect(inRelaying(e.nextState)).toBe(true);
+  });
+
+  it('loses control on any reading whose readback is not our unexpired lease at our epoch', () => {
+    const readings = traversal().steps.filter(
+      (e) => e.event.type === 'REMOTE_OBSERVED' && (isIn(e.state, `${A}.controlling.ready`) || isIn(e.state, `${A}.controlling.renewing`)),
+    );
+    const lost = (r: LeaseReadback | null, epoch: number | undefined, us: string) =>
+      r === null || r.holder !== us || r.epoch !== epoch || Date.parse(r.expiresAt) <= Date.parse(r.readAt);
+    let losses = 0;
+    for (const e of readings) {
+      const readback = (e.event as { readback: LeaseReadback | null }).readback;
+      const expected = lost(readback, e.state.context.lease?.epoch, e.state.context.controllerId);
+      if (expected) losses++;
+      expect([readback, isIn(e.nextState, `${A}.control-lost`)]).toEqual([readback, expected]);
+    }
+    expect(losses).toBeGreaterThan(0);
   });
 });
