@@ -1,88 +1,98 @@
 /**
  * Model-based proof of the campaign's authority rules: enumerate every reachable state under a
  * finite event alphabet (with guard payloads for both branches and the done/error events of
- * every invoked effect), then check invariants on every edge and path, and compare the
- * declared transitions with the exercised ones. Writes coverage/statechart.json.
+ * every invoked effect), from the initial state and from restored roots, then check invariants
+ * on every edge and path, compare the declared transitions with the exercised ones, and check
+ * that every named guard was evaluated both true and false. Writes coverage/statechart.json.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { createActor, fromPromise, initialTransition, transition, type ActorLogic, type EventObject, type SnapshotFrom } from 'xstate';
-import { adjacencyMapToArray, getAdjacencyMap, getShortestPaths } from 'xstate/graph';
+import { createActor, fromPromise, initialTransition, transition } from 'xstate';
+import { getShortestPaths } from 'xstate/graph';
 import { describe, expect, it } from 'vitest';
 import { MUTATION_RULES } from '../../machines/campaign.guards.js';
-import { campaignMachine } from '../../machines/campaign.machine.js';
 import { explainRefusal } from '../../machines/campaign.refusals.js';
 import type { CampaignEvent, MutateEvent } from '../../machines/campaign.types.js';
-import { eventsFor, K_DONE, MUTATIONS, US } from './graph-events.js';
-import { allStateNodes, atomicDescendants, declaredTransitions, takenTransitions, type DeclaredTransition } from './statechart-coverage.js';
+import {
+  A,
+  emitted,
+  emittedBy,
+  graphLogic,
+  inControlling,
+  INPUT,
+  inRelaying,
+  isIn,
+  machine,
+  options,
+  serializeEvent,
+  serializeState,
+  traversal,
+  type Snap,
+} from './campaign-traversal.js';
+import { MUTATIONS, US } from './graph-events.js';
+import { guardCoverage, type UnreachableOutcome } from './guard-outcomes.js';
+import { allStateNodes, atomicDescendants, type DeclaredTransition } from './statechart-coverage.js';
 
-type Snap = SnapshotFrom<typeof campaignMachine>;
-const machine = campaignMachine;
-// maxAttempts 1 so the attempt bound is reached within the traversal.
-const INPUT = { campaignId: 'camp-1', controllerId: US, maxAttempts: 1 };
-// The graph helpers type emitted events as plain EventObject; the machine's are narrower.
-const graphLogic = campaignMachine as unknown as ActorLogic<Snap, CampaignEvent, typeof INPUT>;
+/**
+ * Guard outcomes no traversal root reaches, each with its reason and the invariant below that
+ * proves it. Empty today: every named guard is seen true and false.
+ */
+const UNREACHABLE_GUARD_OUTCOMES: UnreachableOutcome[] = [];
+const guardOutcomes = () => guardCoverage(machine, traversal().guardOutcomes, UNREACHABLE_GUARD_OUTCOMES);
 
-/** Only what changes behaviour: guards read nothing else (counters and timestamps excluded). */
-function serializeState(s: Snap): string {
-  const c = s.context;
-  const paused = s.matches('paused');
-  return JSON.stringify({
-    value: s.value,
-    status: s.status,
-    lease: c.lease?.epoch ?? null,
-    // The bound guard reads only `attempts < max` (a resolved in-doubt submit may pass max).
-    attempts: Math.min(c.attemptsSubmitted, c.maxAttempts),
-    intent: c.pendingIntent?.kind ?? null,
-    question: c.pendingQuestion?.key ?? null,
-    // reviewFreshForEvent compares a verdict's event with this; K_DONE is the only one offered.
-    reviewable: c.wakes.lastArgusEventKey === K_DONE,
-    // Where RESUME returns to matters only while paused.
-    history: paused ? Object.values(s.historyValue).map((nodes) => nodes.map((n) => n.id)) : null,
-  });
-}
-
-const serializeEvent = (e: CampaignEvent): string => JSON.stringify(e, (key, value) => (value instanceof Error ? 'Error' : value));
-const options = { input: INPUT, events: (s: Snap) => eventsFor(s), serializeState, serializeEvent };
-
-const A = 'active.authority';
-const value = (path: string): unknown => path.split('.').reduceRight<unknown>((inner, key) => (inner === undefined ? key : { [key]: inner }), undefined);
-const isIn = (s: Snap, path: string): boolean => s.matches(value(path) as never);
-const inRelaying = (s: Snap) => isIn(s, `${A}.controlling.relaying`);
-const inControlling = (s: Snap) => isIn(s, `${A}.controlling`);
-/** The event types a step emits (pure: `transition` returns actions without running them). */
-const emittedBy = (actions: readonly { type: string }[]): string[] =>
-  actions.filter((a) => a.type === 'xstate.emit').map((a) => (a as unknown as { params: { event: EventObject } }).params.event.type);
-const emitted = (s: Snap, e: EventObject): string[] => emittedBy(transition(machine, s, e as CampaignEvent)[1]);
-
-// ---- the traversal (built once at load) --------------------------------------------------
-
-const started = performance.now();
-const edges = adjacencyMapToArray(getAdjacencyMap(graphLogic, options)) as { state: Snap; event: CampaignEvent; nextState: Snap }[];
-const { list: declared, byDefinition } = declaredTransitions(machine);
-const steps = edges.map((edge) => ({ ...edge, taken: takenTransitions(machine, byDefinition, edge.state, edge.event) }));
-const reachedStates = new Map(edges.map((e) => [serializeState(e.state), e.state]));
-const traversalMs = Math.round(performance.now() - started);
+/** Invariants that explain why a guard side needs a restored root or cannot be reached at all. */
+const INVARIANTS: Record<string, () => void> = {
+  'from the start, an intent is held only while relaying, in ambiguous-intent, paused or closed': () => {
+    let held = 0;
+    for (const { state } of Object.values(traversal().fromStart) as { state: Snap }[]) {
+      if (state.context.pendingIntent === null) continue;
+      held++;
+      const holds = inRelaying(state) || isIn(state, `${A}.ambiguous-intent`) || state.matches('paused') || state.status === 'done';
+      expect([state.value, holds]).toEqual([state.value, true]);
+    }
+    expect(held, 'reached states holding an intent').toBeGreaterThan(0);
+  },
+};
 
 describe('campaign statechart, by enumeration', () => {
   it('exercises every declared transition (writes coverage/statechart.json)', () => {
+    const guards = guardOutcomes();
     const covered = new Set<string>();
-    for (const step of steps) for (const t of step.taken) covered.add(t.id);
-    const uncovered = declared.filter((t) => !covered.has(t.id)).map((t) => t.id);
+    for (const step of traversal().steps) for (const t of step.taken) covered.add(t.id);
+    const uncovered = traversal().declared.filter((t) => !covered.has(t.id)).map((t) => t.id);
     const report = {
       machine: machine.id,
-      declared: declared.length,
-      covered: declared.length - uncovered.length,
+      declared: traversal().declared.length,
+      covered: traversal().declared.length - uncovered.length,
       uncovered,
-      states: reachedStates.size,
-      edges: edges.length,
-      traversalMs,
-      transitions: declared.map((t: DeclaredTransition) => ({ ...t, covered: covered.has(t.id) })),
+      states: traversal().reachedStates.size,
+      edges: traversal().edges.length,
+      traversalMs: traversal().traversalMs,
+      guards: {
+        declared: guards.declared,
+        covered: guards.covered,
+        missing: guards.missing,
+        unreachable: guards.unreachable,
+        outcomes: [...traversal().guardOutcomes].sort(),
+      },
+      transitions: traversal().declared.map((t: DeclaredTransition) => ({ ...t, covered: covered.has(t.id) })),
     };
     mkdirSync('coverage', { recursive: true });
     writeFileSync('coverage/statechart.json', `${JSON.stringify(report, null, 2)}\n`);
-    console.log(`statechart transitions: ${report.covered}/${report.declared} covered`);
+    console.log(`statechart transitions: ${report.covered}/${report.declared} covered, ${guards.line}`);
     expect(uncovered).toEqual([]);
   });
+
+  it('evaluates every named guard both true and false in a reached state, or lists the side as unreachable with its proof', () => {
+    const guards = guardOutcomes();
+    expect(guards.declared, 'named guards × 2').toBeGreaterThan(0);
+    expect(guards.missing, 'guard outcomes never evaluated').toEqual([]);
+    expect(guards.reachedButListed, 'listed unreachable but reached').toEqual([]);
+    expect(guards.unknownListed, 'listed for a guard the machine does not declare').toEqual([]);
+    for (const u of guards.unreachable) expect(Object.keys(INVARIANTS), `proof of ${u.id}`).toContain(u.provenBy);
+    expect(guards.covered + guards.unreachable.length).toBe(guards.declared);
+  });
+
+  it.each(Object.entries(INVARIANTS))('invariant: %s', (_name, proof) => proof());
 
   it('invokes relayMutation only in a state under controlling', () => {
     // Statically: every node that invokes the relay sits under `controlling`.
@@ -90,7 +100,7 @@ describe('campaign statechart, by enumeration', () => {
     expect(relayNodes.map((n) => n.id)).toEqual(['campaign.active.authority.controlling.relaying']);
     // Dynamically: in every reached state, a relay child exists only under controlling.relaying.
     let withRelay = 0;
-    for (const s of reachedStates.values()) {
+    for (const s of traversal().reachedStates.values()) {
       if ('relayMutation' in s.children) {
         withRelay++;
         expect(inRelaying(s)).toBe(true);
@@ -100,7 +110,7 @@ describe('campaign statechart, by enumeration', () => {
   });
 
   it('starts a relay only from controlling.ready, by MUTATE, with every rule holding', () => {
-    const entries = steps.filter((e) => inRelaying(e.nextState) && !inRelaying(e.state));
+    const entries = traversal().steps.filter((e) => inRelaying(e.nextState) && !inRelaying(e.state));
     expect(entries.length).toBeGreaterThan(0);
     for (const e of entries) {
       expect(e.event.type).toBe('MUTATE');
@@ -111,7 +121,7 @@ describe('campaign statechart, by enumeration', () => {
 
   it('refuses each broken rule in controlling.ready, with the code the services report', () => {
     for (const { breaks, event } of MUTATIONS.filter((m) => m.breaks !== null)) {
-      const tries = steps.filter((e) => isIn(e.state, `${A}.controlling.ready`) && serializeEvent(e.event) === serializeEvent(event));
+      const tries = traversal().steps.filter((e) => isIn(e.state, `${A}.controlling.ready`) && serializeEvent(e.event) === serializeEvent(event));
       expect(tries.length, `MUTATE breaking ${breaks} was tried`).toBeGreaterThan(0);
       for (const e of tries) {
         expect(inRelaying(e.nextState)).toBe(false);
@@ -120,14 +130,39 @@ describe('campaign statechart, by enumeration', () => {
     }
   });
 
+  it('refuses a MUTATE whose only broken rule is in the context: the attempt bound, an intent still open', () => {
+    for (const code of ['attempt_limit_reached', 'intent_unresolved'] as const) {
+      // Selected by the rule table; judged by the chart (no relay) and by the refusal code.
+      const tries = traversal().steps.filter((e) => {
+        if (e.event.type !== 'MUTATE' || !isIn(e.state, `${A}.controlling.ready`)) return false;
+        const broken = MUTATION_RULES.filter((rule) => !rule.holds(e.state.context, e.event as MutateEvent)).map((rule) => rule.code);
+        return broken.length === 1 && broken[0] === code;
+      });
+      expect(tries.map((e) => (e.event as MutateEvent).mutation.kind), `MUTATE refused only by ${code}`).toContain('submit');
+      for (const e of tries) {
+        expect(inRelaying(e.nextState)).toBe(false);
+        expect(explainRefusal(e.state, e.event)).toBe(code);
+      }
+    }
+  });
+
+  it('refuses OPERATOR_CLAIM while an intent is open, wherever a claim is otherwise possible', () => {
+    const tries = traversal().steps.filter((e) => e.event.type === 'OPERATOR_CLAIM' && e.event.ttlSeconds === 600 && e.state.context.pendingIntent !== null && e.state.matches('active'));
+    expect(tries.some((e) => isIn(e.state, `${A}.control-lost`)), 'a claim tried in control-lost with an intent open').toBe(true);
+    for (const e of tries) {
+      expect(isIn(e.nextState, `${A}.claiming`)).toBe(false);
+      expect(explainRefusal(e.state, e.event)).toMatch(/^(intent_unresolved|already_controlling|effect_in_flight)$/);
+    }
+  });
+
   it('never reaches relaying from observing, claiming, control-lost, ambiguous-intent or paused', () => {
     const outside = ['observing', 'claiming', 'control-lost', 'ambiguous-intent'].map((s) => `${A}.${s}`);
-    for (const e of steps) {
+    for (const e of traversal().steps) {
       if (outside.some((p) => isIn(e.state, p)) || e.state.matches('paused')) expect(inRelaying(e.nextState)).toBe(false);
     }
     // And a valid mutation outside controlling is refused as a value, not dropped silently.
     const valid = MUTATIONS[0]!.event;
-    for (const s of reachedStates.values()) {
+    for (const s of traversal().reachedStates.values()) {
       if (inControlling(s) || s.status === 'done') continue;
       expect(s.can(valid)).toBe(false);
       expect(explainRefusal(s, valid)).toMatch(/^(lease_required|intent_unresolved|campaign_paused)$/);
@@ -139,7 +174,7 @@ describe('campaign statechart, by enumeration', () => {
     expect(isIn(initial, `${A}.observing`)).toBe(true);
     let claimEntries = 0;
     let controlEntries = 0;
-    for (const e of steps) {
+    for (const e of traversal().steps) {
       if (isIn(e.nextState, `${A}.claiming`) && !isIn(e.state, `${A}.claiming`)) {
         claimEntries++;
         expect(e.event.type).toBe('OPERATOR_CLAIM');
@@ -157,7 +192,7 @@ describe('campaign statechart, by enumeration', () => {
   });
 
   it('never resumes into controlling', () => {
-    const resumes = steps.filter((e) => e.event.type === 'RESUME' && e.state.matches('paused'));
+    const resumes = traversal().steps.filter((e) => e.event.type === 'RESUME' && e.state.matches('paused'));
     expect(resumes.length).toBeGreaterThan(0);
     for (const e of resumes) expect(inControlling(e.nextState)).toBe(false);
   });
@@ -165,7 +200,7 @@ describe('campaign statechart, by enumeration', () => {
   it('goes to ambiguous-intent on INTENT_IN_DOUBT from every authority state', () => {
     const authorityNode = machine.getStateNodeById('campaign.active.authority');
     const tested = new Set<string>();
-    for (const e of steps.filter((s) => s.event.type === 'INTENT_IN_DOUBT' && s.state.matches('active'))) {
+    for (const e of traversal().steps.filter((s) => s.event.type === 'INTENT_IN_DOUBT' && s.state.matches('active'))) {
       expect(isIn(e.nextState, `${A}.ambiguous-intent`)).toBe(true);
       expect(e.nextState.context.pendingIntent).not.toBeNull();
       for (const node of e.state._nodes) if (node.type === 'atomic' && node.id.startsWith('campaign.active.authority.')) tested.add(node.id);
@@ -176,7 +211,7 @@ describe('campaign statechart, by enumeration', () => {
   it('emits CONTROL_LOST exactly once per loss, on every edge and every path', () => {
     const lostPath = `${A}.control-lost`;
     let losses = 0;
-    for (const e of steps) {
+    for (const e of traversal().steps) {
       const entered = isIn(e.nextState, lostPath) && !isIn(e.state, lostPath);
       const count = emitted(e.state, e.event).filter((t) => t === 'CONTROL_LOST').length;
       expect(count).toBe(entered ? 1 : 0);
@@ -203,7 +238,7 @@ describe('campaign statechart, by enumeration', () => {
   it('keeps an ambiguous intent, drops control, and leaves only by readback to observing', () => {
     let intoAmbiguous = 0;
     let outOfAmbiguous = 0;
-    for (const e of steps) {
+    for (const e of traversal().steps) {
       const wasAmbiguous = isIn(e.state, `${A}.ambiguous-intent`);
       if (inRelaying(e.state) && isIn(e.nextState, `${A}.ambiguous-intent`)) {
         intoAmbiguous++;
@@ -223,7 +258,7 @@ describe('campaign statechart, by enumeration', () => {
   });
 
   it('refuses PAUSE and CLOSE while a relay is in flight (aborting it would manufacture doubt)', () => {
-    const inFlight = steps.filter((e) => inRelaying(e.state) && (e.event.type === 'PAUSE' || e.event.type === 'CLOSE'));
+    const inFlight = traversal().steps.filter((e) => inRelaying(e.state) && (e.event.type === 'PAUSE' || e.event.type === 'CLOSE'));
     expect(inFlight.length).toBeGreaterThan(0);
     for (const e of inFlight) {
       expect(e.taken).toEqual([]);
@@ -232,7 +267,7 @@ describe('campaign statechart, by enumeration', () => {
   });
 
   it('records a failed read without inventing an attempt or moving authority', () => {
-    const failures = steps.filter((s) => s.event.type === 'REMOTE_UNAVAILABLE' && s.state.matches('active'));
+    const failures = traversal().steps.filter((s) => s.event.type === 'REMOTE_UNAVAILABLE' && s.state.matches('active'));
     expect(failures.length).toBeGreaterThan(0);
     for (const e of failures) {
       expect(e.nextState.value).toEqual(e.state.value);

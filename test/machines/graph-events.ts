@@ -1,9 +1,13 @@
 /**
  * The finite event alphabet the model-based test feeds to every state: each guard gets a
  * payload that makes it true and one that makes it false, and every invoked effect gets its
- * `xstate.done.actor.<id>` outputs and its `xstate.error.actor.<id>`.
+ * `xstate.done.actor.<id>` outputs and its `xstate.error.actor.<id>`. A guard that reads only
+ * context gets its false side from a restored root (below) when no event can produce it; the
+ * graph test's guard-outcome coverage checks both sides of every named guard.
  */
-import type { CampaignEvent, LeaseReadback, MutateEvent, RemoteObservedEvent } from '../../machines/campaign.types.js';
+import { initialTransition, transition, type SnapshotFrom } from 'xstate';
+import type { CampaignMachine } from '../../machines/campaign.machine.js';
+import type { CampaignEvent, CampaignInput, LeaseReadback, MutateEvent, RemoteObservedEvent } from '../../machines/campaign.types.js';
 import type { SignificantEvent, WakeRequest } from '../../machines/vocabulary.js';
 
 export const US = 'argus-openoperator';
@@ -63,6 +67,12 @@ export const MUTATIONS: { breaks: string | null; event: MutateEvent }[] = [
   { breaks: 'readback_stale', event: mutate({ readback: null }) },
   { breaks: 'lease_not_held', event: mutate({ readback: RIVAL }) },
   { breaks: 'lease_not_held', event: mutate({ readback: EXPIRED }) },
+  // Boundaries of the readback rules: each side of every comparison the guards make.
+  { breaks: null, event: mutate({ readback: { ...OURS, readAt: '2029-12-31T23:59:40.000Z' } }) },
+  { breaks: 'readback_stale', event: mutate({ readback: { ...OURS, readAt: '2030-01-01T00:00:11.000Z' } }) },
+  { breaks: 'lease_not_held', event: mutate({ readback: { ...OURS, epoch: EPOCH - 1 } }) },
+  { breaks: 'lease_not_held', event: mutate({ readback: { ...RIVAL, epoch: EPOCH } }) },
+  { breaks: 'lease_not_held', event: mutate({ readback: { ...OURS, expiresAt: READ_AT } }) },
   { breaks: 'unsupported_capability', event: mutate({ epochEnforced: false }) },
   { breaks: 'lease_stale_epoch', event: mutate({ epoch: EPOCH - 1 }) },
   { breaks: 'approval_required', event: mutate({ approval: { kind: 'operator', principal: '' } }) },
@@ -83,7 +93,13 @@ export const GRAPH_EVENTS: CampaignEvent[] = [
   // claim
   { type: 'OPERATOR_CLAIM', ttlSeconds: 600 },
   { type: 'OPERATOR_CLAIM', ttlSeconds: 30 },
+  { type: 'OPERATOR_CLAIM', ttlSeconds: 60 },
+  { type: 'OPERATOR_CLAIM', ttlSeconds: 3600 },
+  { type: 'OPERATOR_CLAIM', ttlSeconds: 3601 },
+  { type: 'OPERATOR_CLAIM', ttlSeconds: 600.5 },
   done('claimLease', { claimed: OURS, readback: OURS }),
+  done('claimLease', { claimed: null, readback: null }),
+  done('claimLease', { claimed: { ...RIVAL, epoch: EPOCH }, readback: OURS }),
   done('claimLease', { claimed: OURS, readback: RIVAL }),
   error('claimLease'),
   // renew
@@ -148,4 +164,22 @@ export function eventsFor(snapshot: { children: Record<string, unknown> }): Camp
     const effect = /^xstate\.(?:done|error)\.actor\.(.+)$/.exec(e.type)?.[1];
     return effect === undefined || effect in snapshot.children;
   });
+}
+
+/**
+ * Traversal roots besides the initial state: snapshots a campaign document can hand back that
+ * no event sequence from the start produces. The store restores whatever snapshot it finds
+ * (same machine version), so the chart's own guards must hold there too.
+ *
+ * - controlling.ready with an intent still open: from the start, `pendingIntent` is non-null
+ *   only in relaying, ambiguous-intent and paused (the graph test proves it), so `noOpenIntent`
+ *   is false only from here. From this root the traversal also reaches control-lost with the
+ *   intent open, where it refuses OPERATOR_CLAIM.
+ */
+export function restoredRoots(machine: CampaignMachine, input: CampaignInput): SnapshotFrom<CampaignMachine>[] {
+  const [start] = initialTransition(machine, input);
+  const [claiming] = transition(machine, start, { type: 'OPERATOR_CLAIM', ttlSeconds: 600 });
+  const [controlling] = transition(machine, claiming, done('claimLease', { claimed: OURS, readback: OURS }));
+  const pendingIntent = { requestId: 'req-restored', kind: 'submit' } as const;
+  return [machine.resolveState({ value: controlling.value, context: { ...controlling.context, pendingIntent } })];
 }

@@ -1,41 +1,13 @@
 import { readFile, readdir, writeFile } from 'node:fs/promises';
-import * as fsp from 'node:fs/promises';
 import path from 'node:path';
 import { Low } from 'lowdb';
 import { describe, expect, it } from 'vitest';
-import { DurableJsonFile, type DurableFs } from '../../persistence/durable-json-adapter.js';
+import { DurableJsonFile } from '../../persistence/durable-json-adapter.js';
 import { PersistenceError } from '../../persistence/store-errors.js';
+import { namerFor, recordingFs } from './support/recording-fs.js';
 import { useTempDirs } from './support/temp-dir.js';
 
 const tempDir = useTempDirs();
-
-/** Wraps the real fs and records every call that matters for durability, in order. */
-function recordingFs(calls: string[], dir: string): DurableFs {
-  const name = (file: string) => (file === dir ? '<dir>' : path.basename(file).endsWith('.tmp') ? '<tmp>' : path.basename(file));
-  return {
-    async open(file, flags, mode) {
-      const handle = await fsp.open(file, flags, mode);
-      calls.push(`open ${name(file)} ${flags}`);
-      const sync = handle.sync.bind(handle);
-      const close = handle.close.bind(handle);
-      handle.sync = async () => {
-        calls.push(`fsync ${name(file)}`);
-        return sync();
-      };
-      handle.close = async () => {
-        calls.push(`close ${name(file)}`);
-        return close();
-      };
-      return handle;
-    },
-    async rename(from, to) {
-      calls.push(`rename ${name(from)} -> ${name(to)}`);
-      return fsp.rename(from, to);
-    },
-    unlink: fsp.unlink,
-    readFile: (file, encoding) => fsp.readFile(file, encoding),
-  };
-}
 
 describe('DurableJsonFile', () => {
   it('round-trips through lowdb and resolves null for a missing file', async () => {
@@ -63,20 +35,25 @@ describe('DurableJsonFile', () => {
     expect((error as PersistenceError).code).toBe('document_corrupt');
   });
 
-  it('writes a temp file, fsyncs it, renames it over the target, then fsyncs the folder', async () => {
+  it('writes the bytes, fsyncs them, closes, renames over the target, then fsyncs the folder — in that order only', async () => {
     const dir = await tempDir();
     const calls: string[] = [];
-    await new DurableJsonFile(path.join(dir, 'doc.json'), { fs: recordingFs(calls, dir) }).write({ n: 1 });
+    const data = { n: 1 };
+    const bytes = Buffer.byteLength(`${JSON.stringify(data)}\n`);
+    await new DurableJsonFile(path.join(dir, 'doc.json'), { fs: recordingFs(calls, namerFor(dir)) }).write(data);
+    // Exact sequence: an fsync before the write (an empty file made durable), a rename before
+    // the fsync, or a missing folder fsync each change this list.
     expect(calls).toEqual([
       'open <tmp> wx',
-      'fsync <tmp>',
+      `write <tmp> ${bytes}B`,
+      `fsync <tmp> (${bytes}B on disk)`,
       'close <tmp>',
       'rename <tmp> -> doc.json',
       'open <dir> r',
       'fsync <dir>',
       'close <dir>',
     ]);
-    expect(JSON.parse(await readFile(path.join(dir, 'doc.json'), 'utf8'))).toEqual({ n: 1 });
+    expect(JSON.parse(await readFile(path.join(dir, 'doc.json'), 'utf8'))).toEqual(data);
     expect(await readdir(dir)).toEqual(['doc.json']);
   });
 
@@ -84,12 +61,16 @@ describe('DurableJsonFile', () => {
     const dir = await tempDir();
     const file = path.join(dir, 'doc.json');
     await new DurableJsonFile(file).write({ n: 1 });
+    const calls: string[] = [];
     const refusing = new DurableJsonFile(file, {
+      fs: recordingFs(calls, namerFor(dir)),
       beforeCommit: () => {
         throw new PersistenceError('lock_compromised', 'test');
       },
     });
     await expect(refusing.write({ n: 2 })).rejects.toMatchObject({ code: 'lock_compromised' });
+    expect(calls.filter((call) => call.startsWith('rename'))).toEqual([]);
+    expect(calls.at(-1)).toBe('unlink <tmp>');
     expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({ n: 1 });
     expect(await readdir(dir)).toEqual(['doc.json']);
   });
@@ -97,10 +78,12 @@ describe('DurableJsonFile', () => {
   it('gives concurrent writers distinct temp files, so the result is one whole document', async () => {
     const dir = await tempDir();
     const file = path.join(dir, 'doc.json');
-    const writers = Array.from({ length: 20 }, (_, n) => new DurableJsonFile(file).write({ n, pad: 'y'.repeat(10_000) }));
-    await Promise.all(writers);
-    const final = JSON.parse(await readFile(file, 'utf8')) as { n: number };
-    expect(final.n).toBeGreaterThanOrEqual(0);
+    const written = Array.from({ length: 20 }, (_, n) => ({ n, pad: String(n).repeat(10_000) }));
+    await Promise.all(written.map((doc) => new DurableJsonFile(file).write(doc)));
+    // Whole: exactly one writer's document, byte for byte (a torn or interleaved write is not).
+    const text = await readFile(file, 'utf8');
+    const final = JSON.parse(text) as { n: number };
+    expect(text).toBe(`${JSON.stringify(written[final.n])}\n`);
     expect(await readdir(dir)).toEqual(['doc.json']);
   });
 });

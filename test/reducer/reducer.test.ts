@@ -32,6 +32,15 @@ describe('reduce: one rule per row', () => {
     row('a revision bump with new stdout/progress text is noise', working, snap({ latestAgentMessageDigest: 'd9', latestAgentMessageExcerpt: 'step 11/1000 loss 1.9', timestamp: T1 }, { revision: 2 }), {
       material: false, decision: 'noise_only', events: [], publics: [], wakes: [],
     }),
+    row('a revision bump alone is noise', working, snap({}, { revision: 2 }), {
+      material: false, decision: 'noise_only', events: [], publics: [], wakes: [],
+    }),
+    row('new stdout/progress text at the same revision is noise', working, snap({ latestAgentMessageDigest: 'd7', latestAgentMessageExcerpt: 'step 12/1000 loss 1.8' }), {
+      material: false, decision: 'noise_only', events: [], publics: [], wakes: [],
+    }),
+    row('a newer status timestamp alone is noise', working, snap({ timestamp: T1 }), {
+      material: false, events: [], publics: [], wakes: [],
+    }),
     row('a lease renewal (expiresAt only) is noise', working, snap({}, { revision: 2, lease: lease({ expiresAt: '2030-01-01T00:20:00.000Z' }) }), {
       material: false, events: [], publics: [], wakes: [],
     }),
@@ -120,7 +129,11 @@ describe('reduce: one rule per row', () => {
 describe('reduce: views and data', () => {
   it('returns the previous view itself when nothing material changed (the caller writes nothing)', () => {
     const view = viewOf(working);
-    expect(reduce(view, snap({}, { revision: 7 }), ctx).view).toBe(view);
+    for (const noise of [snap({}, { revision: 7 }), snap({ latestAgentMessageDigest: 'd8', latestAgentMessageExcerpt: 'step 99/1000' }, { revision: 8 })]) {
+      expect(reduce(view, noise, ctx).view).toBe(view);
+    }
+    // …and a fresh one as soon as something is material, so the identity above can fail.
+    expect(reduce(view, snap({ state: 'completed' }, { revision: 9 }), ctx).view).not.toBe(view);
   });
 
   it('records a fresh view with the fingerprint when material', () => {
@@ -208,12 +221,15 @@ describe('reduce: dedupe by durable identity', () => {
   });
 
   it('a blocker flapping with the same question keeps its key; a new question gets a new one', () => {
-    const blocked = (digest: string) => snap({ state: 'input-required', latestAgentMessageDigest: digest });
-    const k1 = reduce(viewOf(working), blocked('q1'), ctx).publicEvents[0]!.dedupeKey;
-    const k2 = reduce(viewOf(working), blocked('q1'), ctx).publicEvents[0]!.dedupeKey;
-    const k3 = reduce(viewOf(working), blocked('q2'), ctx).publicEvents[0]!.dedupeKey;
-    expect(k2).toBe(k1);
-    expect(k3).not.toBe(k1);
+    const blocked = (digest: string, revision: number) => snap({ state: 'input-required', latestAgentMessageDigest: digest }, { revision });
+    const asked = reduce(viewOf(working), blocked('q1', 2), ctx);
+    const k1 = asked.publicEvents[0]!.dedupeKey;
+    // Answered elsewhere (back to working), then the same question again at a later revision.
+    const resumed = reduce(asked.view, snap({}, { revision: 3 }), ctx);
+    const again = reduce(resumed.view, blocked('q1', 4), { ...ctx, now: '2030-01-01T01:00:00.000Z' });
+    expect(again.publicEvents.map((p) => p.kind)).toEqual(['NEEDS_YOU']);
+    expect(again.publicEvents[0]!.dedupeKey).toBe(k1);
+    expect(reduce(resumed.view, blocked('q2', 4), ctx).publicEvents[0]!.dedupeKey).not.toBe(k1);
   });
 
   it('one attempt completes once even if its outcome is re-reported differently', () => {
@@ -223,9 +239,10 @@ describe('reduce: dedupe by durable identity', () => {
   });
 
   it('a controller id other than ours never counts as ours', () => {
-    const r = reduce(viewOf(working), snap({}, { lease: lease({ holder: 'rival' }) }), { ...ctx, controllerId: 'someone-else' });
-    expect(r.wakes).toEqual([]);
-    expect(US).toBe('argus-openoperator');
+    const taken = snap({}, { lease: lease({ holder: 'rival' }) });
+    // The lease in `working` names US: only the campaign whose controller is US loses it.
+    expect(reduce(viewOf(working), taken, ctx).wakes.map((w) => w.reason)).toEqual(['lease_holder_changed']);
+    expect(reduce(viewOf(working), taken, { ...ctx, controllerId: 'someone-else' }).wakes).toEqual([]);
   });
 });
 

@@ -66,6 +66,36 @@ describe('an unchanged heartbeat', () => {
   });
 });
 
+describe('an explicit read of a remote that moved only noise', () => {
+  it('reaches the reducer, which decides "not material": no write, no event, no wake', async () => {
+    // A sweep returns before the reducer when the in-memory fingerprint matches; an explicit
+    // observe hands every reading to the reducer, so its own noise rule is what keeps this quiet.
+    const sim = scope.defer(await startSimulator({ port: 0 }), (s) => s.close());
+    const stateRoot = await tempStateRoot(scope);
+    const { supervisor, wakes } = await startTestSupervisor(scope, { stateRoot, url: sim.url });
+    const [taskId] = sim.createTasks(1, 'steady');
+    await attach(supervisor, 'noisy', taskId!);
+    const firstRead = await supervisor.observe('noisy');
+    expect(firstRead).toMatchObject({ ok: true, value: { changed: true } });
+
+    const writes = await storeWrites(supervisor);
+    const mtime = (await stat(documentPath(stateRoot, 'noisy'))).mtimeMs;
+    const revision = sim.task(taskId!)!.revision;
+    const reads: unknown[] = [];
+    for (let i = 0; i < 5; i++) reads.push(await supervisor.observe('noisy'));
+
+    // The remote moved its revision (and with it the progress text) on every read…
+    expect(sim.task(taskId!)!.revision).toBe(revision + 5);
+    // …and every read was judged not material: nothing written, published or woken.
+    for (const r of reads) expect(r).toMatchObject({ ok: true, value: { changed: false, events: [] } });
+    expect(await storeWrites(supervisor)).toBe(writes);
+    expect((await stat(documentPath(stateRoot, 'noisy'))).mtimeMs).toBe(mtime);
+    expect(eventsOf(supervisor, 'noisy')).toEqual([]);
+    expect(wakes.argus).toEqual([]);
+    expect(wakes.foreman).toEqual([]);
+  });
+});
+
 describe('routine remote stdout', () => {
   it('publishes only stage transitions and the one completion over a whole training run', async () => {
     const sim = scope.defer(await startSimulator({ port: 0, pollsPerStage: 4 }), (s) => s.close());
