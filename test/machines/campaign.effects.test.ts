@@ -42,6 +42,8 @@ const mutate = (requestId: string, mutation: MutateEvent['mutation'] = { kind: '
   epochEnforced: true,
   approval: { kind: 'operator', principal: 'operator@example' },
   now: NOW,
+  mutationInFlight: false,
+  boundTaskState: 'completed',
 });
 
 const ready = { active: { authority: { controlling: 'ready' } } } as const;
