@@ -13,8 +13,11 @@ const codes = (env: Record<string, string>): string[] => {
   }
 };
 
+/** Sixteen zero-width spaces: long enough, invisible, and unsendable in an HTTP header. */
+const ZERO_WIDTHS = '\u200b'.repeat(16);
+
 it('an API key of 16 zero-width spaces (no client can send it) is refused as weak', () => {
-  expect(codes(base({ ARGUS_SUPERVISOR_API_KEY: '\u200b'.repeat(16) }))).toContain('api_key_weak');
+  expect(codes(base({ ARGUS_SUPERVISOR_API_KEY: ZERO_WIDTHS }))).toContain('api_key_weak');
 });
 
 const apiKey = canary('startup-api-key');
