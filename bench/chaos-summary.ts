@@ -5,22 +5,16 @@
  */
 import { MATRIX, pairKey } from './chaos-plan.js';
 import type { RunResult } from './chaos-run.js';
+import type { Reconciled } from './chaos-reconcile.js';
 
 export const VIOLATIONS = ['duplicates', 'lost', 'outcomeMismatches', 'unjournaled', 'unresolved'] as const;
 
 /** A run proves something only if its supervisor died by SIGKILL, at its point. */
 export const provedItsPoint = (r: RunResult) => r.killed && r.diedAtPoint;
 
-export interface ChaosSummary {
+/** The reconciled counts summed over every run, plus what the runs themselves proved. */
+export interface ChaosSummary extends Reconciled {
   runs: number;
-  duplicates: number;
-  lost: number;
-  outcomeMismatches: number;
-  unjournaled: number;
-  unresolved: number;
-  inDoubtAtKill: number;
-  resolvedByReadback: number;
-  appliedRemote: number;
   notKilledBySigkill: number;
   didNotDieAtPoint: number;
   diedMidFlow: number;

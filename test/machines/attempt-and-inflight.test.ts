@@ -9,23 +9,11 @@ import { attemptRunning, campaignGuards, MUTATION_RULES } from '../../machines/c
 import { campaignMachine } from '../../machines/campaign.machine.js';
 import { explainRefusal, refuseConcurrentMutation } from '../../machines/campaign.refusals.js';
 import { TERMINAL_TASK_STATES, type CampaignEvent, type MutateEvent, type Mutation } from '../../machines/campaign.types.js';
-import { EPOCH, NOW, OURS, US } from './graph-events.js';
+import { EPOCH, mutateEvent, OURS, US } from './graph-events.js';
 
 const INPUT = { campaignId: 'camp-1', controllerId: US, maxAttempts: 3 };
 
-const mutate = (over: Partial<MutateEvent> = {}): MutateEvent => ({
-  type: 'MUTATE',
-  mutation: { kind: 'submit', text: 'train v2' },
-  requestId: 'req-1',
-  epoch: EPOCH,
-  readback: OURS,
-  epochEnforced: true,
-  approval: { kind: 'operator', principal: 'operator@example' },
-  now: NOW,
-  mutationInFlight: false,
-  boundTaskState: 'completed',
-  ...over,
-});
+const mutate = mutateEvent;
 
 const done = (id: string, output: unknown) => ({ type: `xstate.done.actor.${id}`, output }) as unknown as CampaignEvent;
 

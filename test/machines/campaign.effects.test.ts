@@ -16,7 +16,7 @@ import type {
   RenewLeaseInput,
   RenewLeaseOutput,
 } from '../../machines/campaign.types.js';
-import { EPOCH, NOW, OURS, US } from './graph-events.js';
+import { EPOCH, mutateEvent, OURS, US } from './graph-events.js';
 
 type Inputs = { claim: ClaimLeaseInput[]; renew: RenewLeaseInput[]; relay: RelayMutationInput[]; readBack: ReadBackIntentInput[] };
 
@@ -33,18 +33,8 @@ function recorded(relayAnswer: (i: RelayMutationInput) => RelayMutationOutput, r
   return { machine, inputs };
 }
 
-const mutate = (requestId: string, mutation: MutateEvent['mutation'] = { kind: 'submit', text: 'train v2' }): MutateEvent => ({
-  type: 'MUTATE',
-  mutation,
-  requestId,
-  epoch: EPOCH,
-  readback: OURS,
-  epochEnforced: true,
-  approval: { kind: 'operator', principal: 'operator@example' },
-  now: NOW,
-  mutationInFlight: false,
-  boundTaskState: 'completed',
-});
+const mutate = (requestId: string, mutation: MutateEvent['mutation'] = { kind: 'submit', text: 'train v2' }): MutateEvent =>
+  mutateEvent({ requestId, mutation });
 
 const ready = { active: { authority: { controlling: 'ready' } } } as const;
 

@@ -14,7 +14,7 @@ import type {
   RenewLeaseOutput,
 } from '../../machines/campaign.types.js';
 import { checkRestorable, isQuiescent } from '../../machines/campaign.version.js';
-import { EPOCH, NOW, OURS } from './graph-events.js';
+import { EPOCH, mutateEvent, NOW, OURS } from './graph-events.js';
 
 const INPUT = { campaignId: 'camp-1', maxAttempts: 2 };
 
@@ -33,18 +33,7 @@ function wired(relay: (input: RelayMutationInput) => Promise<RelayMutationOutput
   });
 }
 
-const submit = (requestId: string): MutateEvent => ({
-  type: 'MUTATE',
-  mutation: { kind: 'submit', text: 'train v2' },
-  requestId,
-  epoch: EPOCH,
-  readback: OURS,
-  epochEnforced: true,
-  approval: { kind: 'operator', principal: 'operator@example' },
-  now: NOW,
-  mutationInFlight: false,
-  boundTaskState: 'completed',
-});
+const submit = (requestId: string): MutateEvent => mutateEvent({ requestId });
 
 async function controllingActor(machine: ReturnType<typeof wired>) {
   const actor = createActor(machine, { input: INPUT }).start();

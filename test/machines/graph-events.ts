@@ -44,7 +44,8 @@ const observed = (over: Partial<RemoteObservedEvent>): RemoteObservedEvent => ({
   ...over,
 });
 
-const mutate = (over: Partial<MutateEvent>): MutateEvent => ({
+/** An operator's MUTATE on which every rule holds; `over` breaks the one a test is about. */
+export const mutateEvent = (over: Partial<MutateEvent> = {}): MutateEvent => ({
   type: 'MUTATE',
   mutation: { kind: 'submit', text: 'train v2' },
   requestId: REQ,
@@ -60,29 +61,29 @@ const mutate = (over: Partial<MutateEvent>): MutateEvent => ({
 
 /** Every MUTATE variant, named by the rule it breaks (null = all rules hold). */
 export const MUTATIONS: { breaks: string | null; event: MutateEvent }[] = [
-  { breaks: null, event: mutate({}) },
-  { breaks: null, event: mutate({ mutation: { kind: 'release' } }) },
-  { breaks: null, event: mutate({ mutation: { kind: 'cancel', reason: 'diverged' }, approval: { kind: 'review', decisionId: 'd1', verdict: 'approved', eventKey: K_DONE } }) },
-  { breaks: 'readback_stale', event: mutate({ readback: STALE }) },
-  { breaks: 'readback_stale', event: mutate({ readback: null }) },
-  { breaks: 'lease_not_held', event: mutate({ readback: RIVAL }) },
-  { breaks: 'lease_not_held', event: mutate({ readback: EXPIRED }) },
+  { breaks: null, event: mutateEvent({}) },
+  { breaks: null, event: mutateEvent({ mutation: { kind: 'release' } }) },
+  { breaks: null, event: mutateEvent({ mutation: { kind: 'cancel', reason: 'diverged' }, approval: { kind: 'review', decisionId: 'd1', verdict: 'approved', eventKey: K_DONE } }) },
+  { breaks: 'readback_stale', event: mutateEvent({ readback: STALE }) },
+  { breaks: 'readback_stale', event: mutateEvent({ readback: null }) },
+  { breaks: 'lease_not_held', event: mutateEvent({ readback: RIVAL }) },
+  { breaks: 'lease_not_held', event: mutateEvent({ readback: EXPIRED }) },
   // Boundaries of the readback rules: each side of every comparison the guards make.
-  { breaks: null, event: mutate({ readback: { ...OURS, readAt: '2029-12-31T23:59:40.000Z' } }) },
-  { breaks: 'readback_stale', event: mutate({ readback: { ...OURS, readAt: '2030-01-01T00:00:11.000Z' } }) },
-  { breaks: 'lease_not_held', event: mutate({ readback: { ...OURS, epoch: EPOCH - 1 } }) },
-  { breaks: 'lease_not_held', event: mutate({ readback: { ...RIVAL, epoch: EPOCH } }) },
-  { breaks: 'lease_not_held', event: mutate({ readback: { ...OURS, expiresAt: READ_AT } }) },
-  { breaks: 'unsupported_capability', event: mutate({ epochEnforced: false }) },
-  { breaks: 'lease_stale_epoch', event: mutate({ epoch: EPOCH - 1 }) },
-  { breaks: 'approval_required', event: mutate({ approval: { kind: 'operator', principal: '' } }) },
-  { breaks: 'review_stale', event: mutate({ approval: { kind: 'review', decisionId: 'd0', verdict: 'approved', eventKey: 'attempt:task-0:att-0:terminal' } }) },
-  { breaks: 'approval_required', event: mutate({ approval: { kind: 'review', decisionId: 'd2', verdict: 'rejected', eventKey: K_DONE } }) },
+  { breaks: null, event: mutateEvent({ readback: { ...OURS, readAt: '2029-12-31T23:59:40.000Z' } }) },
+  { breaks: 'readback_stale', event: mutateEvent({ readback: { ...OURS, readAt: '2030-01-01T00:00:11.000Z' } }) },
+  { breaks: 'lease_not_held', event: mutateEvent({ readback: { ...OURS, epoch: EPOCH - 1 } }) },
+  { breaks: 'lease_not_held', event: mutateEvent({ readback: { ...RIVAL, epoch: EPOCH } }) },
+  { breaks: 'lease_not_held', event: mutateEvent({ readback: { ...OURS, expiresAt: READ_AT } }) },
+  { breaks: 'unsupported_capability', event: mutateEvent({ epochEnforced: false }) },
+  { breaks: 'lease_stale_epoch', event: mutateEvent({ epoch: EPOCH - 1 }) },
+  { breaks: 'approval_required', event: mutateEvent({ approval: { kind: 'operator', principal: '' } }) },
+  { breaks: 'review_stale', event: mutateEvent({ approval: { kind: 'review', decisionId: 'd0', verdict: 'approved', eventKey: 'attempt:task-0:att-0:terminal' } }) },
+  { breaks: 'approval_required', event: mutateEvent({ approval: { kind: 'review', decisionId: 'd2', verdict: 'rejected', eventKey: K_DONE } }) },
   // One mutation in flight, one attempt at a time (a cancel may stop a running attempt).
-  { breaks: 'mutation_in_progress', event: mutate({ mutationInFlight: true }) },
-  { breaks: 'attempt_running', event: mutate({ boundTaskState: 'working' }) },
-  { breaks: 'attempt_running', event: mutate({ boundTaskState: 'unobserved' }) },
-  { breaks: null, event: mutate({ mutation: { kind: 'cancel', reason: 'stop' }, boundTaskState: 'working' }) },
+  { breaks: 'mutation_in_progress', event: mutateEvent({ mutationInFlight: true }) },
+  { breaks: 'attempt_running', event: mutateEvent({ boundTaskState: 'working' }) },
+  { breaks: 'attempt_running', event: mutateEvent({ boundTaskState: 'unobserved' }) },
+  { breaks: null, event: mutateEvent({ mutation: { kind: 'cancel', reason: 'stop' }, boundTaskState: 'working' }) },
 ];
 
 // Done/error events are the machine's own (typed at the transition), not operator events.
