@@ -98,7 +98,9 @@ export function reduceReadFailure(consecutiveFailures: number, ctx: ReadFailureC
 export function controlLostDraft(lost: { campaignId: string; reason: string; epoch: number | null; heldSince?: string | null }): PublicEventDraft {
   return {
     kind: 'CRITICAL',
-    // One key per hold: a re-claim at the same epoch that is lost again is a new loss.
+    // One key per hold (epoch and start): each hold is lost at most once, and a later hold's
+    // loss is new. Every grant is a new epoch now; the start time also separates holds on a
+    // remote that predates that rule.
     dedupeKey: keyOf('control-lost', lost.campaignId, lost.epoch ?? 'none', lost.heldSince ?? 'unknown'),
     summary: 'Control of the remote task was lost; mutations stopped, observation continues',
     data: { reason: lost.reason, epoch: lost.epoch },
