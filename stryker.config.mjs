@@ -6,8 +6,7 @@ export default {
   vitest: { configFile: 'vitest.mutation.config.ts', related: false },
   mutate: [
     'machines/**/*.ts',
-    'services/reducer*.ts',
-    'services/fingerprint.ts',
+    'services/reducer/*.ts',
     'adapters/a2a/sanitize.ts',
     'adapters/a2a/normalize.ts',
     'adapters/a2a/capabilities.ts',

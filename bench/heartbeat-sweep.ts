@@ -27,8 +27,8 @@ import pLimit from 'p-limit';
 import { Agent, request } from 'undici';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { CONTROL_EXTENSION_URI, createA2AClient } from '../adapters/a2a/index.js';
-import { loadConfig } from '../services/config.js';
-import { createSupervisor, type Supervisor, type WakeHandler } from '../services/supervisor.js';
+import { loadConfig } from '../services/runtime/config.js';
+import { createSupervisor, type Supervisor, type WakeHandler } from '../services/runtime/supervisor.js';
 import { BENCH_USAGE, BenchArgsError, parseBenchArgs, type BenchArgs } from './args.js';
 import { spawnSimulator, type SimChild } from './sim-child.js';
 

@@ -6,10 +6,10 @@
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
-import { API_ERROR_STATUS, type ApiError } from '../services/api-errors.js';
-import { buildInfo } from '../services/build-info.js';
-import type { ApiResult, RequestOptions, SupervisorApi } from '../services/supervisor-api.js';
-import { isValidIdempotencyKey } from '../services/request-gate.js';
+import { API_ERROR_STATUS, type ApiError } from '../services/api/api-errors.js';
+import { buildInfo } from '../services/runtime/build-info.js';
+import type { ApiResult, RequestOptions, SupervisorApi } from '../services/api/supervisor-api.js';
+import { isValidIdempotencyKey } from '../services/authority/request-gate.js';
 import { createKeyCheck } from './auth.js';
 
 export const API_PREFIX = '/api/plugins/argus_supervisor';
@@ -86,7 +86,7 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
 }
 
 /**
- * The `Idempotency-Key` header (Stripe's contract, see services/request-gate.ts): one value of
+ * The `Idempotency-Key` header (Stripe's contract, see services/authority/request-gate.ts): one value of
  * 1-255 printable ASCII characters; anything else is refused before the request runs.
  */
 function requestOptions(headers: Record<string, string | string[] | undefined>): ApiResult<RequestOptions> {

@@ -42,7 +42,7 @@ function tokenShaped(segment: string): boolean {
 
 /**
  * Why a URL could carry a credential, as one sentence, or null. The one predicate used both
- * at start-up (services/config.ts) and before the first request: credentials travel only in
+ * at start-up (services/runtime/config.ts) and before the first request: credentials travel only in
  * headers, never in userinfo, a query, a fragment or a path segment.
  */
 export function urlCredentialProblem(url: URL, raw: string, token?: string): string | null {

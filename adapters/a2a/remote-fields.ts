@@ -4,7 +4,7 @@
  * that carry authority (context id, lease holder) are validated, never rewritten: one that
  * fails makes the whole answer `remote_payload_invalid`. Display fields (stage, attempt id,
  * artifact ids and names) are sanitized and capped; keys built from them are digests when they
- * are not plain identifiers (services/dedupe-key.ts).
+ * are not plain identifiers (services/reducer/dedupe-key.ts).
  * @module
  */
 import { err, ok, remoteError, type Result } from './errors.js';

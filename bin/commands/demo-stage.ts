@@ -4,7 +4,7 @@
  * @module
  */
 import type { ScenarioName, RunningSimulator } from '../../simulator/index.js';
-import type { Supervisor } from '../../services/supervisor.js';
+import type { Supervisor } from '../../services/runtime/supervisor.js';
 import type { DemoFact } from './demo-facts.js';
 
 export interface DemoIo {

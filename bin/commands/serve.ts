@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { createLogger } from '../../adapters/logger.js';
 import { createHttpServer, listen } from '../../server/http-server.js';
-import { ConfigError, loadConfig, type SupervisorConfig } from '../../services/config.js';
-import { createSupervisor, type Supervisor } from '../../services/supervisor.js';
+import { ConfigError, loadConfig, type SupervisorConfig } from '../../services/runtime/config.js';
+import { createSupervisor, type Supervisor } from '../../services/runtime/supervisor.js';
 import { exitWith, listenFailure, startupFailure } from './startup.js';
 
 /** `argus-supervisor serve`: the API, the heartbeat and /metrics on one socket. */

@@ -11,7 +11,7 @@
  *   startup_failed          anything else (the sentence is the error's message, never a stack)
  * @module
  */
-import { StartupFailure } from '../../services/startup-failure.js';
+import { StartupFailure } from '../../services/runtime/startup-failure.js';
 
 export interface FailureLine {
   code: string;

@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../simulator/index.js';
 import { isTerminal } from '../../simulator/world/scenarios.js';
 import type { A2AClient } from '../../adapters/a2a/index.js';
-import { loadConfig } from '../../services/config.js';
-import { createSupervisor, type Supervisor } from '../../services/supervisor.js';
+import { loadConfig } from '../../services/runtime/config.js';
+import { createSupervisor, type Supervisor } from '../../services/runtime/supervisor.js';
 import { captureLogs } from '../fixtures/log-capture.js';
 import { removeScratch } from '../fixtures/scratch.js';
 

@@ -58,12 +58,12 @@ export function missingFromDoc(md: string, facts: ApiFacts): string[] {
     const http = status === null ? '<HTTP status>' : String(status);
     if (documented === undefined) problems.push(`Add a row to the table under "## Error codes": | \`${code}\` | ${http} | <when it happens> |`);
     else if (status !== null && documented !== String(status)) {
-      problems.push(`Change the HTTP column of \`${code}\` under "## Error codes" from ${documented} to ${status} (API_ERROR_STATUS in services/api-errors.ts).`);
+      problems.push(`Change the HTTP column of \`${code}\` under "## Error codes" from ${documented} to ${status} (API_ERROR_STATUS in services/api/api-errors.ts).`);
     }
   }
 
   const tables: [string, readonly string[], string][] = [
-    ['Refusal rules', facts.refusalRules, '| `%` | <API code from services/refusals.ts> | <meaning> |'],
+    ['Refusal rules', facts.refusalRules, '| `%` | <API code from services/api/refusals.ts> | <meaning> |'],
     ['Remote error codes', facts.remoteCodes, '| `%` | <meaning> |'],
     ['Authority states', facts.authorityStates, '| `%` | <what it means for an operator> |'],
     ['Attention values', facts.attentionValues, '| `%` | <what it means for an operator> |'],

@@ -15,7 +15,7 @@ import {
   rememberAnswer,
   type IdempotencyRecord,
 } from '../../persistence/idempotency.js';
-import { storable } from '../../services/request-gate.js';
+import { storable } from '../../services/authority/request-gate.js';
 import { T0, makeDoc } from './support/documents.js';
 
 const record = (key: string, body: unknown, answer: IdempotencyRecord['answer'] = { ok: true, value: { n: 1 } }): IdempotencyRecord => ({

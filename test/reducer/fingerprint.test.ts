@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { materialFingerprint } from '../../services/fingerprint.js';
+import { materialFingerprint } from '../../services/reducer/fingerprint.js';
 import { lease, snap } from './fixtures.js';
 
 const base = snap({ artifacts: [{ id: 'a1', name: 'ckpt' }, { id: 'a2', name: null }] });

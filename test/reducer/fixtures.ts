@@ -1,7 +1,7 @@
 /** Snapshot builders for the reducer tables: a controlled remote task, overridable per row. */
 import type { ControlMetadata, TaskSnapshot } from '../../adapters/a2a/snapshot.js';
 import type { RemoteView } from '../../persistence/remote-view.js';
-import { reduce } from '../../services/reducer.js';
+import { reduce } from '../../services/reducer/reducer.js';
 
 export const US = 'argus-openoperator';
 export const T0 = '2030-01-01T00:00:00.000Z';

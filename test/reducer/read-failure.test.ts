@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { controlLostDraft, intentAmbiguousDraft, reduceReadFailure } from '../../services/reducer.js';
+import { controlLostDraft, intentAmbiguousDraft, reduceReadFailure } from '../../services/reducer/reducer.js';
 
 const ctx = { campaignId: 'camp-1', cadenceMs: 120_000, outageStartedAt: '2030-01-01T00:00:00.000Z', errorCode: 'remote_timeout' };
 

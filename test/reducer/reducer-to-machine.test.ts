@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createActor, fromPromise, waitFor } from 'xstate';
 import { campaignMachine } from '../../machines/campaign.machine.js';
 import type { ClaimLeaseInput, ClaimLeaseOutput, MutateEvent } from '../../machines/campaign.types.js';
-import { reduce, toRemoteObserved } from '../../services/reducer.js';
+import { reduce, toRemoteObserved } from '../../services/reducer/reducer.js';
 import { ctx, lease, snap, T1, US, viewOf } from './fixtures.js';
 
 const OURS = { holder: US, epoch: 3, expiresAt: lease().expiresAt, readAt: T1 };

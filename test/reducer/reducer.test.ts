@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TaskSnapshot } from '../../adapters/a2a/snapshot.js';
 import { PUBLIC_EVENT_KINDS } from '../../machines/vocabulary.js';
-import { reduce, toRemoteObserved, type ReduceResult } from '../../services/reducer.js';
+import { reduce, toRemoteObserved, type ReduceResult } from '../../services/reducer/reducer.js';
 import { ctx, lease, snap, T0, T1, US, viewOf } from './fixtures.js';
 
 /** A compact picture of a result, so each table row reads like the rule it pins. */

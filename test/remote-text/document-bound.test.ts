@@ -10,10 +10,10 @@ import { CONTROL_EXTENSION_URI } from '../../adapters/a2a/control-contract.js';
 import { normalizeTask } from '../../adapters/a2a/normalize.js';
 import { newCampaignDocument, parseCampaignDocument, PUBLISHED_KEY_RETENTION, type CampaignDocument } from '../../persistence/campaign-document.js';
 import { appendPublicEvents, OUTBOX_EVENT_BYTES } from '../../persistence/outbox.js';
-import { initialMachine } from '../../services/campaign-actor.js';
-import { DEDUPE_KEY_MAX, dedupeKey } from '../../services/dedupe-key.js';
-import { materialFingerprint } from '../../services/fingerprint.js';
-import { applyObservation, applyReadFailure } from '../../services/observation.js';
+import { initialMachine } from '../../services/campaign/campaign-actor.js';
+import { DEDUPE_KEY_MAX, dedupeKey } from '../../services/reducer/dedupe-key.js';
+import { materialFingerprint } from '../../services/reducer/fingerprint.js';
+import { applyObservation, applyReadFailure } from '../../services/campaign/observation.js';
 
 const DOCUMENT_BOUND_BYTES = 256 * 1024;
 const WIDE = '語'; // 3 bytes in UTF-8: the most a sanitized BMP character costs on disk

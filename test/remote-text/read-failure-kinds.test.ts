@@ -4,7 +4,7 @@
  * said "unavailable" still says once that the task is missing when that becomes the answer.
  */
 import { describe, expect, it } from 'vitest';
-import { readFailureKind, reduceReadFailure } from '../../services/reducer-critical.js';
+import { readFailureKind, reduceReadFailure } from '../../services/reducer/reducer-critical.js';
 
 const ctx = { campaignId: 'camp-1', cadenceMs: 120_000, outageStartedAt: '2030-01-01T00:00:00.000Z' };
 

@@ -9,8 +9,8 @@ import { Agent, request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../adapters/logger.js';
 import { API_PREFIX, createHttpServer, listen } from '../../server/http-server.js';
-import { loadConfig } from '../../services/config.js';
-import { createSupervisor, type Supervisor } from '../../services/supervisor.js';
+import { loadConfig } from '../../services/runtime/config.js';
+import { createSupervisor, type Supervisor } from '../../services/runtime/supervisor.js';
 import { removeScratch } from '../fixtures/scratch.js';
 import { canary } from '../fixtures/canary.js';
 

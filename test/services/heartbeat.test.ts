@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createHeartbeat } from '../../services/heartbeat.js';
+import { createHeartbeat } from '../../services/runtime/heartbeat.js';
 
 afterEach(() => vi.useRealTimers());
 

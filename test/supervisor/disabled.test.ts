@@ -6,8 +6,8 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../services/config.js';
-import { createSupervisor } from '../../services/supervisor.js';
+import { loadConfig } from '../../services/runtime/config.js';
+import { createSupervisor } from '../../services/runtime/supervisor.js';
 import { startSimulator } from '../../simulator/index.js';
 import { removeScratch } from '../fixtures/scratch.js';
 

@@ -5,8 +5,8 @@
  */
 import { stat } from 'node:fs/promises';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { loadConfig } from '../../services/config.js';
-import { createSupervisor } from '../../services/supervisor.js';
+import { loadConfig } from '../../services/runtime/config.js';
+import { createSupervisor } from '../../services/runtime/supervisor.js';
 import { canary } from '../fixtures/canary.js';
 import { startHostileServer } from '../fixtures/hostile-server.js';
 import { createScope, documentPath, envFor, readDocument, storeWrites, summaryOf, tempStateRoot } from '../fixtures/supervisor-harness.js';

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { BLOCKER_QUESTION, startSimulator, type ScenarioName } from '../../simulator/index.js';
-import { QUESTION_MAX_CHARS } from '../../services/reducer-text.js';
+import { QUESTION_MAX_CHARS } from '../../services/reducer/reducer-text.js';
 import {
   attach,
   createScope,

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { sanitizeRemoteText } from '../../adapters/a2a/index.js';
 import { redactSecrets } from '../../adapters/a2a/sanitize.js';
-import { boundedText, IDENTIFIER_MAX_CHARS, safeIdentifier } from '../../services/reducer-text.js';
+import { boundedText, IDENTIFIER_MAX_CHARS, safeIdentifier } from '../../services/reducer/reducer-text.js';
 import { canary } from '../fixtures/canary.js';
 
 describe('sanitizeRemoteText', () => {

@@ -5,7 +5,7 @@
  * @module
  */
 import { createStore } from '@xstate/store';
-import type { PublicEventKind } from '../machines/vocabulary.js';
+import type { PublicEventKind } from '../../machines/vocabulary.js';
 
 /** What the API shows about one campaign. Never a credential, never the remote URL. */
 export interface CampaignSummary {

@@ -7,12 +7,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { fromPromise } from 'xstate';
-import type { A2AClient } from '../adapters/a2a/index.js';
-import type { LeaseView } from '../adapters/a2a/control-contract.js';
-import type { RemoteDescription } from '../adapters/a2a/discovery.js';
-import type { RemoteError } from '../adapters/a2a/errors.js';
-import { explainRefusal } from '../machines/campaign.refusals.js';
-import { READBACK_FRESH_MS } from '../machines/campaign.types.js';
+import type { A2AClient } from '../../adapters/a2a/index.js';
+import type { LeaseView } from '../../adapters/a2a/control-contract.js';
+import type { RemoteDescription } from '../../adapters/a2a/discovery.js';
+import type { RemoteError } from '../../adapters/a2a/errors.js';
+import { explainRefusal } from '../../machines/campaign.refusals.js';
+import { READBACK_FRESH_MS } from '../../machines/campaign.types.js';
 import type {
   CampaignEvent,
   ClaimLeaseOutput,
@@ -22,19 +22,19 @@ import type {
   ReadBackIntentOutput,
   RelayMutationOutput,
   RenewLeaseOutput,
-} from '../machines/campaign.types.js';
-import type { CampaignDocument } from '../persistence/campaign-document.js';
-import { openIntent, recordIntent, recordIntentOutcome } from '../persistence/intent-journal.js';
-import { digestPayload } from '../persistence/payload-digest.js';
-import { ApiFailure, apiError, type ApiError, type ApiErrorCode } from './api-errors.js';
-import { describeStates, peekSnapshot, runCampaignEffect, type StepResult } from './campaign-actor.js';
-import { summarize as summarizeDocument } from './campaign-summary.js';
-import type { CampaignSummary } from './read-model.js';
-import { crashPoint, isArmed } from './fault-points.js';
-import { refusalResult } from './refusals.js';
+} from '../../machines/campaign.types.js';
+import type { CampaignDocument } from '../../persistence/campaign-document.js';
+import { openIntent, recordIntent, recordIntentOutcome } from '../../persistence/intent-journal.js';
+import { digestPayload } from '../../persistence/payload-digest.js';
+import { ApiFailure, apiError, type ApiError, type ApiErrorCode } from '../api/api-errors.js';
+import { describeStates, peekSnapshot, runCampaignEffect, type StepResult } from '../campaign/campaign-actor.js';
+import { summarize as summarizeDocument } from '../campaign/campaign-summary.js';
+import type { CampaignSummary } from '../api/read-model.js';
+import { crashPoint, isArmed } from '../runtime/fault-points.js';
+import { refusalResult } from '../api/refusals.js';
 import { relayOutcome, remoteRefusalCode, send } from './mutation-wire.js';
-import { draftsFromEmitted, publish, stepAndPublish, wakesFromEmitted, applyMachineContext, type DocumentChange } from './observation.js';
-import type { ApiResult } from './supervisor-api.js';
+import { draftsFromEmitted, publish, stepAndPublish, wakesFromEmitted, applyMachineContext, type DocumentChange } from '../campaign/observation.js';
+import type { ApiResult } from '../api/supervisor-api.js';
 
 export interface AuthorityDeps {
   controllerId: string;

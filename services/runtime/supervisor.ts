@@ -9,38 +9,38 @@
  *   await supervisor.campaigns({ action: 'create', campaign_id: 'c1', objective: '...', remote_task_id: 't1' });
  * @module
  */
-import { createA2AClient, type A2AClient } from '../adapters/a2a/index.js';
-import type { RemoteDescription } from '../adapters/a2a/discovery.js';
-import { silentLogger, type Logger } from '../adapters/logger.js';
-import type { CampaignEvent } from '../machines/campaign.types.js';
-import { explainRefusal } from '../machines/campaign.refusals.js';
-import { isKnownMachineVersion } from '../machines/campaign.version.js';
-import type { WakeTarget } from '../machines/vocabulary.js';
-import { newCampaignDocument, type CampaignDocument, type WakeRequest as RecordedWake } from '../persistence/campaign-document.js';
-import { openCampaignStore, type CampaignStore } from '../persistence/campaign-store.js';
-import { stateRootOwnership, type Ownership, type OwnershipLease } from '../persistence/owner-lock.js';
-import { ApiFailure, apiError, type ApiError } from './api-errors.js';
-import { campaignActionSchema, campaignsBodySchema, describeIssues, type CampaignActionBody, type CampaignsBody } from './api-schemas.js';
-import { initialMachine, peekSnapshot } from './campaign-actor.js';
+import { createA2AClient, type A2AClient } from '../../adapters/a2a/index.js';
+import type { RemoteDescription } from '../../adapters/a2a/discovery.js';
+import { silentLogger, type Logger } from '../../adapters/logger.js';
+import type { CampaignEvent } from '../../machines/campaign.types.js';
+import { explainRefusal } from '../../machines/campaign.refusals.js';
+import { isKnownMachineVersion } from '../../machines/campaign.version.js';
+import type { WakeTarget } from '../../machines/vocabulary.js';
+import { newCampaignDocument, type CampaignDocument, type WakeRequest as RecordedWake } from '../../persistence/campaign-document.js';
+import { openCampaignStore, type CampaignStore } from '../../persistence/campaign-store.js';
+import { stateRootOwnership, type Ownership, type OwnershipLease } from '../../persistence/owner-lock.js';
+import { ApiFailure, apiError, type ApiError } from '../api/api-errors.js';
+import { campaignActionSchema, campaignsBodySchema, describeIssues, type CampaignActionBody, type CampaignsBody } from '../api/api-schemas.js';
+import { initialMachine, peekSnapshot } from '../campaign/campaign-actor.js';
 import { corruptEntry, entryFromDocument, isDue, type CampaignEntry } from './campaign-registry.js';
-import { corruptSummary, eventViews, summarize, withLastReadAt } from './campaign-summary.js';
+import { corruptSummary, eventViews, summarize, withLastReadAt } from '../campaign/campaign-summary.js';
 import type { SupervisorConfig } from './config.js';
-import { materialFingerprint } from './fingerprint.js';
+import { materialFingerprint } from '../reducer/fingerprint.js';
 import { createHeartbeat, type Heartbeat, type SweepReport } from './heartbeat.js';
-import { createMetrics, type SupervisorMetrics } from './metrics.js';
-import { applyIntentInDoubt, applyObservation, applyReadFailure, stepAndPublish, type DocumentChange } from './observation.js';
-import { createReadModel, type CampaignSummary, type ReadModel } from './read-model.js';
-import type { ApiResult, HealthView, RequestOptions, StatusView, SupervisorApi } from './supervisor-api.js';
-import { buildHealth } from './health.js';
-import { KeyedMutex } from '../persistence/keyed-mutex.js';
-import { createAuthority, type MutationFacts } from './authority.js';
-import { refusalResult } from './refusals.js';
-import { createReadRefusal } from './task-verification.js';
+import { createMetrics, type SupervisorMetrics } from '../api/metrics.js';
+import { applyIntentInDoubt, applyObservation, applyReadFailure, stepAndPublish, type DocumentChange } from '../campaign/observation.js';
+import { createReadModel, type CampaignSummary, type ReadModel } from '../api/read-model.js';
+import type { ApiResult, HealthView, RequestOptions, StatusView, SupervisorApi } from '../api/supervisor-api.js';
+import { buildHealth } from '../api/health.js';
+import { KeyedMutex } from '../../persistence/keyed-mutex.js';
+import { createAuthority, type MutationFacts } from '../authority/authority.js';
+import { refusalResult } from '../api/refusals.js';
+import { createReadRefusal } from '../authority/task-verification.js';
 import { StartupFailure } from './startup-failure.js';
-import { createRequestGate, type KeepAnswer } from './request-gate.js';
-import type { DurableFs } from '../persistence/durable-json-adapter.js';
-import { rememberAnswer } from '../persistence/idempotency.js';
-import type { StoreFailure } from '../persistence/store-errors.js';
+import { createRequestGate, type KeepAnswer } from '../authority/request-gate.js';
+import type { DurableFs } from '../../persistence/durable-json-adapter.js';
+import { rememberAnswer } from '../../persistence/idempotency.js';
+import type { StoreFailure } from '../../persistence/store-errors.js';
 
 /**
  * Where wake requests go. The Argus and Foreman bridges are a later issue; until then the

@@ -14,7 +14,7 @@
  *   once the endpoint began executing): a refusal that changed nothing may be retried as is.
  * @module
  */
-import { refuseConcurrentMutation } from '../machines/campaign.refusals.js';
+import { refuseConcurrentMutation } from '../../machines/campaign.refusals.js';
 import {
   IDEMPOTENT_ANSWER_MAX_BYTES,
   answerBytes,
@@ -25,11 +25,11 @@ import {
   rememberAnswer,
   type IdempotencyRecord,
   type StoredAnswer,
-} from '../persistence/idempotency.js';
-import type { CampaignDocument } from '../persistence/campaign-document.js';
-import { apiError, type ApiError } from './api-errors.js';
-import { refusalResult } from './refusals.js';
-import type { ApiResult } from './supervisor-api.js';
+} from '../../persistence/idempotency.js';
+import type { CampaignDocument } from '../../persistence/campaign-document.js';
+import { apiError, type ApiError } from '../api/api-errors.js';
+import { refusalResult } from '../api/refusals.js';
+import type { ApiResult } from '../api/supervisor-api.js';
 
 export interface RequestGateDeps {
   /** The campaign's kept answers ([] when it does not exist yet); throws ApiFailure when unreadable. */

@@ -4,16 +4,16 @@
  * record wake requests. No I/O here; the supervisor does the reading and the writing.
  * @module
  */
-import type { TaskSnapshot } from '../adapters/a2a/snapshot.js';
-import type { CampaignEmitted, CampaignEvent } from '../machines/campaign.types.js';
-import type { PublicEventDraft, WakeRequest } from '../machines/vocabulary.js';
-import type { CampaignDocument, PublicEvent, WakeRequest as RecordedWake } from '../persistence/campaign-document.js';
-import { openIntent, recordIntentOutcome } from '../persistence/intent-journal.js';
-import { appendPublicEvents } from '../persistence/outbox.js';
-import { recordWakeRequests } from '../persistence/wake-requests.js';
+import type { TaskSnapshot } from '../../adapters/a2a/snapshot.js';
+import type { CampaignEmitted, CampaignEvent } from '../../machines/campaign.types.js';
+import type { PublicEventDraft, WakeRequest } from '../../machines/vocabulary.js';
+import type { CampaignDocument, PublicEvent, WakeRequest as RecordedWake } from '../../persistence/campaign-document.js';
+import { openIntent, recordIntentOutcome } from '../../persistence/intent-journal.js';
+import { appendPublicEvents } from '../../persistence/outbox.js';
+import { recordWakeRequests } from '../../persistence/wake-requests.js';
 import { describeStates, peekSnapshot, stepCampaign } from './campaign-actor.js';
-import { controlLostDraft, intentAmbiguousDraft, reduce, reduceReadFailure } from './reducer.js';
-import { toRemoteObserved } from './reducer-observed.js';
+import { controlLostDraft, intentAmbiguousDraft, reduce, reduceReadFailure } from '../reducer/reducer.js';
+import { toRemoteObserved } from '../reducer/reducer-observed.js';
 
 export interface DocumentChange {
   doc: CampaignDocument;

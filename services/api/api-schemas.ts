@@ -5,7 +5,7 @@
  * @module
  */
 import { z } from 'zod';
-import { isValidCampaignId } from '../persistence/campaign-id.js';
+import { isValidCampaignId } from '../../persistence/campaign-id.js';
 
 const campaignId = z
   .string()

@@ -13,9 +13,9 @@
  *     (`appendPublicEvents`) and the wake log refuse a key they have seen in any case.
  * @module
  */
-import { INTERRUPTED_STATES, TERMINAL_STATES, type TaskSnapshot } from '../adapters/a2a/snapshot.js';
-import type { PublicEventDraft, ReasonCode, SignificantEvent, SignificantEventClass, WakeRequest } from '../machines/vocabulary.js';
-import type { RemoteView } from '../persistence/remote-view.js';
+import { INTERRUPTED_STATES, TERMINAL_STATES, type TaskSnapshot } from '../../adapters/a2a/snapshot.js';
+import type { PublicEventDraft, ReasonCode, SignificantEvent, SignificantEventClass, WakeRequest } from '../../machines/vocabulary.js';
+import type { RemoteView } from '../../persistence/remote-view.js';
 import { dedupeKey } from './dedupe-key.js';
 import { materialFingerprint } from './fingerprint.js';
 import { boundedText, safeIdentifier } from './reducer-text.js';

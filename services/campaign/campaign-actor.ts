@@ -5,10 +5,10 @@
  * @module
  */
 import { createActor, type AnyActorLogic, type SnapshotFrom } from 'xstate';
-import { CAMPAIGN_MACHINE_VERSION, campaignMachine, type CampaignMachine } from '../machines/campaign.machine.js';
-import type { CampaignEmitted, CampaignEvent } from '../machines/campaign.types.js';
-import { checkRestorable, isQuiescent } from '../machines/campaign.version.js';
-import type { CampaignDocument } from '../persistence/campaign-document.js';
+import { CAMPAIGN_MACHINE_VERSION, campaignMachine, type CampaignMachine } from '../../machines/campaign.machine.js';
+import type { CampaignEmitted, CampaignEvent } from '../../machines/campaign.types.js';
+import { checkRestorable, isQuiescent } from '../../machines/campaign.version.js';
+import type { CampaignDocument } from '../../persistence/campaign-document.js';
 
 export type CampaignSnapshot = SnapshotFrom<CampaignMachine>;
 

@@ -9,7 +9,7 @@
 import { isIP } from 'node:net';
 import { resolve, relative, isAbsolute, join } from 'node:path';
 import { z } from 'zod';
-import { urlCredentialProblem } from '../adapters/a2a/base-url.js';
+import { urlCredentialProblem } from '../../adapters/a2a/base-url.js';
 
 /** Values that turn a flag on; `0 false no off ''` (or unset) turn it off; anything else is refused. */
 export const FLAG_ON_VALUES = ['1', 'true', 'yes', 'on'] as const;

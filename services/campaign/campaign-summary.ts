@@ -3,10 +3,10 @@
  * URL; the pending question is the reducer's bounded, sanitized copy.
  * @module
  */
-import type { CampaignDocument } from '../persistence/campaign-document.js';
-import { openIntent } from '../persistence/intent-journal.js';
+import type { CampaignDocument } from '../../persistence/campaign-document.js';
+import { openIntent } from '../../persistence/intent-journal.js';
 import { describeStates, peekSnapshot } from './campaign-actor.js';
-import type { CampaignSummary, PublicEventView } from './read-model.js';
+import type { CampaignSummary, PublicEventView } from '../api/read-model.js';
 
 /** `lastReadAt`: the last successful read, kept in memory by the supervisor (never in the document). */
 export function summarize(doc: CampaignDocument, lastReadAt: string | null = null): CampaignSummary {

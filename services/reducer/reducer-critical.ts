@@ -5,7 +5,7 @@
  * restart publishes it once.
  * @module
  */
-import type { PublicEventDraft, SignificantEvent } from '../machines/vocabulary.js';
+import type { PublicEventDraft, SignificantEvent } from '../../machines/vocabulary.js';
 import { dedupeKey as keyOf } from './dedupe-key.js';
 
 /** Three consecutive read failures, and only the third, raise the one CRITICAL of an outage. */

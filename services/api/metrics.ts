@@ -4,7 +4,7 @@
  * @module
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { PUBLIC_EVENT_KINDS } from '../machines/vocabulary.js';
+import { PUBLIC_EVENT_KINDS } from '../../machines/vocabulary.js';
 
 export interface SupervisorMetrics {
   registry: Registry;

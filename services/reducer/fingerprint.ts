@@ -5,7 +5,7 @@
  * @module
  */
 import { createHash } from 'node:crypto';
-import type { TaskSnapshot } from '../adapters/a2a/snapshot.js';
+import type { TaskSnapshot } from '../../adapters/a2a/snapshot.js';
 
 /**
  * Material: task id, state, stage, attempt, attemptId, artifact ids, lease holder and epoch,

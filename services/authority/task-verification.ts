@@ -3,8 +3,8 @@
  * does not have the task, cannot be reached, or answers with something that is not that task.
  * @module
  */
-import type { RemoteError } from '../adapters/a2a/errors.js';
-import { apiError, type ApiError } from './api-errors.js';
+import type { RemoteError } from '../../adapters/a2a/errors.js';
+import { apiError, type ApiError } from '../api/api-errors.js';
 
 /** The operator-facing refusal for a failed verifying read. */
 export function createReadRefusal(error: RemoteError): ApiError {

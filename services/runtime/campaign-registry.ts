@@ -4,9 +4,9 @@
  * campaigns cost little memory and a tick costs one request and one string comparison.
  * @module
  */
-import type { CampaignDocument } from '../persistence/campaign-document.js';
-import { openIntent } from '../persistence/intent-journal.js';
-import { describeStates, peekSnapshot } from './campaign-actor.js';
+import type { CampaignDocument } from '../../persistence/campaign-document.js';
+import { openIntent } from '../../persistence/intent-journal.js';
+import { describeStates, peekSnapshot } from '../campaign/campaign-actor.js';
 
 export interface CampaignEntry {
   id: string;

@@ -4,9 +4,9 @@
  * compact metadata, stamped with the tick's clock.
  * @module
  */
-import { INTERRUPTED_STATES, type TaskSnapshot } from '../adapters/a2a/snapshot.js';
-import type { LeaseReadback, RemoteObservedEvent } from '../machines/campaign.types.js';
-import type { SignificantEvent, WakeRequest } from '../machines/vocabulary.js';
+import { INTERRUPTED_STATES, type TaskSnapshot } from '../../adapters/a2a/snapshot.js';
+import type { LeaseReadback, RemoteObservedEvent } from '../../machines/campaign.types.js';
+import type { SignificantEvent, WakeRequest } from '../../machines/vocabulary.js';
 
 /** The lease as this tick read it, or null when the remote reports no holder (or no lease data). */
 export function leaseReadbackOf(snapshot: TaskSnapshot, readAt: string): LeaseReadback | null {

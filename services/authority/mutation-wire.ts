@@ -3,10 +3,10 @@
  * metadata only, and how the adapter's answer maps onto the machine's relay outcomes.
  * @module
  */
-import type { A2AClient } from '../adapters/a2a/index.js';
-import type { RemoteError } from '../adapters/a2a/errors.js';
-import type { Mutation, RelayMutationOutput } from '../machines/campaign.types.js';
-import type { ApiErrorCode } from './api-errors.js';
+import type { A2AClient } from '../../adapters/a2a/index.js';
+import type { RemoteError } from '../../adapters/a2a/errors.js';
+import type { Mutation, RelayMutationOutput } from '../../machines/campaign.types.js';
+import type { ApiErrorCode } from '../api/api-errors.js';
 
 /** Maps the adapter's answer onto the machine's three relay outcomes. */
 export function relayOutcome(result: SendResult, requestId: string): RelayMutationOutput {

@@ -4,9 +4,9 @@
  * @module
  */
 import { existsSync } from 'node:fs';
-import type { RemoteDescription } from '../adapters/a2a/discovery.js';
-import type { SupervisorConfig } from './config.js';
-import type { SweepReport } from './heartbeat.js';
+import type { RemoteDescription } from '../../adapters/a2a/discovery.js';
+import type { SupervisorConfig } from '../runtime/config.js';
+import type { SweepReport } from '../runtime/heartbeat.js';
 import type { HealthView } from './supervisor-api.js';
 
 export interface HealthInputs {
