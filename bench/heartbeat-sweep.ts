@@ -1,5 +1,5 @@
 /**
- * The heartbeat benchmark: `npm run bench -- --campaigns N [--concurrency C] [--rounds R] [--json]`.
+ * The heartbeat benchmark: `npm run bench -- --campaigns N [--concurrency C] [--rounds R] [--restart] [--json]`.
  *
  * Not a timed test: it prints numbers and judges nothing. Progress goes to stderr; the last
  * line of stdout is always ONE JSON object (see `BenchResult`).
