@@ -46,7 +46,7 @@ describe('a supervisor deposed by a takeover', () => {
       await post('campaigns', { action: 'create', campaign_id: 'c2', objective: 'o', remote_task_id: taskId }),
     ]) {
       expect([answer.status, answer.json.error?.code]).toEqual([503, 'hosting_lost']);
-      expect(answer.json.error.message).toMatch(/^[^.]+\.$/);
+      expect(answer.json.error?.message).toMatch(/^[^.]+\.$/);
     }
     expect(await fsp.readFile(documentPath(stateRoot, 'c1'))).toEqual(bytes);
     await expect(fsp.stat(documentPath(stateRoot, 'c2'))).rejects.toMatchObject({ code: 'ENOENT' });
