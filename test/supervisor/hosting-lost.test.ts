@@ -39,7 +39,7 @@ describe('a supervisor deposed by a takeover', () => {
     // What a takeover writes: another owner, the next fence.
     const ownerFile = path.join(stateRoot, 'owner.json');
     const record = JSON.parse(await fsp.readFile(ownerFile, 'utf8')) as { pid: number; fencing: number };
-    await fsp.writeFile(ownerFile, JSON.stringify({ ...record, pid: record.pid + 1, token: 'the-new-owner', fencing: record.fencing + 1 }));
+    await fsp.writeFile(ownerFile, JSON.stringify({ ...record, pid: record.pid + 1, claimId: 'the-new-owner', fencing: record.fencing + 1 }));
 
     for (const answer of [
       await post('campaign_action', { campaign_id: 'c1', action: 'pause' }),
@@ -55,6 +55,6 @@ describe('a supervisor deposed by a takeover', () => {
     // The lost right is noticed once, and stop() leaves the new owner's record alone.
     expect(lines.filter((l) => l.includes('state_root_taken_over'))).toHaveLength(1);
     await supervisor.stop();
-    expect(JSON.parse(await fsp.readFile(ownerFile, 'utf8'))).toMatchObject({ token: 'the-new-owner', releasedAt: null });
+    expect(JSON.parse(await fsp.readFile(ownerFile, 'utf8'))).toMatchObject({ claimId: 'the-new-owner', releasedAt: null });
   });
 });
