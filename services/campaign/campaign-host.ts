@@ -45,6 +45,8 @@ export interface SendOutcome {
 export type KeepInSave = (doc: CampaignDocument, outcome: Omit<SendOutcome, 'save'>) => CampaignDocument;
 
 interface Collector {
+  /** The snapshot that ends what the event caused. */
+  done(snapshot: CampaignSnapshot): boolean;
   emitted: CampaignEmitted[];
   keep: KeepInSave | undefined;
   resolve(outcome: SendOutcome): void;
@@ -144,8 +146,17 @@ export class CampaignHost {
 
   /** Sends one operator event (the API checked `can()` first) and resolves with what it caused. */
   send(event: OperatorEvent | CampaignEvent, keep?: KeepInSave): Promise<SendOutcome> {
+    return this.collect(event, isQuiescent, keep);
+  }
+
+  /** An operator's `observe`: a forced TICK, answered once its status read has settled. */
+  observe(event: TickEvent): Promise<SendOutcome> {
+    return this.collect(event, (s) => !tickBusy(s));
+  }
+
+  private collect(event: CampaignEvent, done: (s: CampaignSnapshot) => boolean, keep?: KeepInSave): Promise<SendOutcome> {
     return new Promise<SendOutcome>((resolve) => {
-      const collector: Collector = { emitted: [], keep, resolve };
+      const collector: Collector = { done, emitted: [], keep, resolve };
       this.collectors.add(collector);
       this.actor.send(event);
       // XState processed the event synchronously; if the subscription was not told, settle now.
@@ -203,7 +214,7 @@ export class CampaignHost {
     const quiescent = isQuiescent(snapshot);
     const stateKey = durableStateKey(snapshot);
     const changed = snapshot.context !== this.savedContext || stateKey !== this.savedStateKey;
-    const finishing = quiescent ? [...this.collectors] : [];
+    const finishing = [...this.collectors].filter((c) => c.done(snapshot));
     for (const c of finishing) this.collectors.delete(c);
     let save: Promise<WriteResult | null> | null = null;
     if (quiescent && this.corrupt === null && (changed || this.pending.length > 0)) {
