@@ -22,6 +22,7 @@ import { reportCorruptDocument } from './corrupt-report.js';
 import { checkDocumentTransition } from './document-transition.js';
 import { DurableJsonFile, isTempFileName, syncDirectory, type DurableFs } from './durable-json-adapter.js';
 import { KeyedMutex } from './keyed-mutex.js';
+import type { HostingScope, WriteFence } from './ownership.js';
 import { isFailClosed, readDocument, type DocumentRead, type FailClosedCode } from './read-document.js';
 import { PersistenceError, describeError, errnoOf, failure, ioFailure, isPersistenceError, type StoreErrorCode, type StoreFailure } from './store-errors.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, ensurePrivateLayout, storeLayout, type StoreLayout } from './store-layout.js';
@@ -56,6 +57,14 @@ export interface CampaignStoreOptions {
    * instead of being waited out for its stale time.
    */
   soleOwner?: boolean;
+  /**
+   * The right this process writes under (a `HostingRight`, or a host's per-campaign set of
+   * them). Every create and transact carries `fenceFor(id)` and is checked with `verify` just
+   * before the new document replaces the old; a lost right or a newer fence is `fence_stale`
+   * and nothing changes. A right covering the whole root also implies `soleOwner`.
+   * Without one (tools, tests) writes are unfenced.
+   */
+  fence?: WriteFence & { readonly scope?: HostingScope };
 }
 
 export type LoadResult =
@@ -88,7 +97,7 @@ export async function openCampaignStore(options: CampaignStoreOptions): Promise<
   const layout = storeLayout(await fsp.realpath(options.root));
   await ensurePrivateLayout(layout);
   await syncDirectory(fsp, layout.root);
-  if (options.soleOwner) await clearDeadOwnersLocks(layout.locksDir);
+  if (options.soleOwner || options.fence?.scope?.kind === 'state-root') await clearDeadOwnersLocks(layout.locksDir);
   const store = new FileCampaignStore(layout, options);
   await store.sweepOrphanTempFiles();
   return store;
@@ -205,6 +214,10 @@ class FileCampaignStore implements CampaignStore {
 
   private underLock(id: string, work: (file: DurableJsonFile<unknown>) => Promise<WriteResult>): Promise<WriteResult> {
     return this.mutex.run(id, async () => {
+      const fence = this.options.fence;
+      const carried = fence ? fence.fenceFor(id) : null;
+      // Refused before the lock and before any byte is written: this process does not host it.
+      if (fence && carried === null) return failure('fence_stale', `write to ${id} refused: this process does not hold the right to host it`);
       const documentPath = this.layout.documentPath(id);
       const lock = await acquireCampaignLock(documentPath, this.layout.lockPath(id), this.lockSettings, (reason) =>
         this.options.logger?.error({ campaignId: id, reason }, 'campaign lock compromised'),
@@ -212,8 +225,11 @@ class FileCampaignStore implements CampaignStore {
       if (isLockFailure(lock)) return lock;
       const file = new DurableJsonFile<unknown>(documentPath, {
         ...(this.options.fs ? { fs: this.options.fs } : {}),
-        beforeCommit: () => {
+        beforeCommit: async () => {
           if (lock.compromised) throw new PersistenceError('lock_compromised', `lock for ${id} was taken over as stale`);
+          // Checked at the last moment, after the new bytes are durable in their temp file.
+          const verdict = fence ? await fence.verify(id, carried!) : null;
+          if (verdict && !verdict.ok) throw new PersistenceError(verdict.code, verdict.reason);
         },
       });
       try {

@@ -33,9 +33,9 @@ export interface DurableJsonFileOptions {
   /**
    * Called after the temp file is durable and just before the rename; throwing aborts the
    * commit (the temp file is removed, the target is untouched). The store uses it to refuse a
-   * write whose cross-process lock was compromised.
+   * write whose cross-process lock was compromised or whose fence is stale.
    */
-  beforeCommit?: () => void;
+  beforeCommit?: () => void | Promise<void>;
   /** File mode for new documents. Owner-only by default: documents are operator state. */
   mode?: number;
 }
@@ -53,7 +53,7 @@ export const isTempFileName = (name: string): boolean => name.startsWith('.') &&
 export class DurableJsonFile<T> implements Adapter<T> {
   readonly file: string;
   private readonly fs: DurableFs;
-  private readonly beforeCommit: (() => void) | undefined;
+  private readonly beforeCommit: (() => void | Promise<void>) | undefined;
   private readonly mode: number;
 
   constructor(file: string, options: DurableJsonFileOptions = {}) {
@@ -93,7 +93,7 @@ export class DurableJsonFile<T> implements Adapter<T> {
       } finally {
         await handle.close();
       }
-      this.beforeCommit?.();
+      await this.beforeCommit?.();
       await this.fs.rename(temp, this.file);
       committed = true;
     } finally {

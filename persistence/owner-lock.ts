@@ -1,6 +1,7 @@
 /**
- * One owner per state root: the process that hosts the campaigns holds `<root>/owner.json`
- * (`{pid, host, fencing, acquiredAt, releasedAt}`), and every other process is refused.
+ * The embedded `Ownership`: one owner per state root. The process that hosts the campaigns
+ * holds `<root>/owner.json` (`{pid, host, fencing, token, acquiredAt, releasedAt}`), and every
+ * other process is refused.
  *
  * Why a pid record and not proper-lockfile alone: proper-lockfile judges a lock by its mtime,
  * so a SIGKILLed owner would block the next start for the whole stale time (≥ 5 s; chaos
@@ -13,9 +14,16 @@
  *   process does not hold is a previous incarnation (a container restarted as pid 1): stale.
  * - Another host sharing the folder (NFS): its pid cannot be checked, so the record is live
  *   while its owner keeps touching it (every STALE_MS / 3) and stale after STALE_MS.
- * - The fencing number goes up on every acquisition and is kept across releases.
+ * - The fence (`fencing` in the record) goes up by one on every claim and takeover, is written
+ *   durably before it is handed out, and is kept across releases. Deleting or damaging
+ *   owner.json by hand restarts it at 1; the write-time check still holds, because it asks
+ *   "does the record carry our token and fence", not "is our fence the largest".
+ * - Write-time check (`verify`): one read of owner.json per document write. A takeover of a
+ *   live owner only happens on another host after OWNER_STALE_MS without touches (or by hand),
+ *   so the few milliseconds between the check and the rename are far inside that margin.
  * @module
  */
+import { randomBytes } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import os from 'node:os';
@@ -23,14 +31,17 @@ import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { DurableJsonFile } from './durable-json-adapter.js';
 import { describeError } from './store-errors.js';
-import type { Ownership, OwnershipLease, OwnershipRefusal } from './ownership.js';
+import { WHOLE_STATE_ROOT, type FenceVerdict, type HostingRight, type Ownership, type OwnershipRefusal, type RenewOutcome } from './ownership.js';
 
-export type { Ownership, OwnershipLease, OwnershipRefusal } from './ownership.js';
+export { WHOLE_STATE_ROOT, type HostingRight, type Ownership, type OwnershipRefusal } from './ownership.js';
 
 interface OwnerRecord {
   pid: number;
   host: string;
+  /** The fence: +1 on every successful claim or takeover, never reset by a release. */
   fencing: number;
+  /** Random per claim, so "is this still our record" never rests on a pid that can be reused. */
+  token: string;
   acquiredAt: string;
   releasedAt: string | null;
 }
@@ -43,23 +54,28 @@ const heldHere = new Set<string>();
 
 export interface StateRootOwnershipOptions {
   root: string;
-  /** Called once if another process replaced our record (the root was taken over). */
-  onCompromised?: (reason: string) => void;
+  /** Called once if the right is lost (another process replaced our record). */
+  onLost?: (reason: string) => void;
 }
 
 /**
  * The embedded default: one owner for the whole state root.
  * @example
- *   const lease = await stateRootOwnership({ root }).acquire();
- *   if (!lease.ok) { console.error(`${lease.code}: ${lease.message}`); process.exit(2); }
+ *   const right = await stateRootOwnership({ root }).claim(WHOLE_STATE_ROOT);
+ *   if (!right.ok) { console.error(`${right.code}: ${right.message}`); process.exit(2); }
+ *   const store = await openCampaignStore({ root, fence: right });
  *   // ... host the campaigns ...
- *   await lease.release();
+ *   await right.release();
  */
 export function stateRootOwnership(options: StateRootOwnershipOptions): Ownership {
-  return { acquire: () => acquire(options) };
+  return {
+    granularity: 'state-root',
+    claim: async (scope) =>
+      scope.kind === 'state-root' ? claimRoot(options) : refusal('scope_unsupported', `${options.root} is owned as a whole; campaign ${scope.campaignId} cannot be claimed alone`),
+  };
 }
 
-async function acquire(options: StateRootOwnershipOptions): Promise<OwnershipLease | OwnershipRefusal> {
+async function claimRoot(options: StateRootOwnershipOptions): Promise<HostingRight | OwnershipRefusal> {
   let root: string;
   try {
     await fsp.mkdir(options.root, { recursive: true, mode: 0o700 });
@@ -78,12 +94,14 @@ async function acquire(options: StateRootOwnershipOptions): Promise<OwnershipLea
       pid: process.pid,
       host: os.hostname(),
       fencing: (previous?.fencing ?? 0) + 1,
+      token: randomBytes(12).toString('hex'),
       acquiredAt: new Date().toISOString(),
       releasedAt: null,
     };
     // Marked held before the mutex opens, so a second start() in this process sees it.
     heldHere.add(root);
     try {
+      // Durable (fsync file + folder) before the fence is handed out: a fence never repeats.
       await file.write(record);
     } catch (error) {
       heldHere.delete(root);
@@ -93,40 +111,66 @@ async function acquire(options: StateRootOwnershipOptions): Promise<OwnershipLea
   });
   if (!decided.ok) return decided.refusal;
   if ('ok' in decided.value) return decided.value;
-  return holdLease(root, file, decided.value, options);
+  return holdRight(root, file, decided.value, options);
 }
 
-function holdLease(root: string, file: DurableJsonFile<OwnerRecord>, record: OwnerRecord, options: StateRootOwnershipOptions): OwnershipLease {
-  let compromised = false;
+function holdRight(root: string, file: DurableJsonFile<OwnerRecord>, record: OwnerRecord, options: StateRootOwnershipOptions): HostingRight {
+  let lostReason: string | null = null;
   let released = false;
-  const ours = (r: OwnerRecord | null) => r !== null && r.pid === record.pid && r.fencing === record.fencing && r.releasedAt === null;
-  // Touching the record is what keeps it live for a process on another host.
-  const timer = setInterval(() => {
-    void (async () => {
-      const current = await readRecord(file).catch(() => null);
-      if (released) return;
-      if (!ours(current)) {
-        if (!compromised) options.onCompromised?.(`${root}/owner.json no longer names this process (fencing ${record.fencing})`);
-        compromised = true;
-        return;
-      }
-      const now = new Date();
-      await fsp.utimes(file.file, now, now).catch(() => undefined);
-    })();
-  }, OWNER_STALE_MS / 3);
+  const listeners = new Set<(reason: string) => void>();
+  if (options.onLost) listeners.add(options.onLost);
+  const ours = (r: OwnerRecord | null) => r !== null && r.token === record.token && r.fencing === record.fencing && r.releasedAt === null;
+  const markLost = (reason: string) => {
+    if (lostReason !== null || released) return;
+    lostReason = reason;
+    clearInterval(timer);
+    heldHere.delete(root);
+    for (const listener of listeners) listener(reason);
+  };
+  /** Re-reads the record; a missing, unreadable or foreign one means the right is gone. */
+  const stillOurs = async (): Promise<boolean> => {
+    if (lostReason !== null || released) return false;
+    const current = await readRecord(file).catch(() => null);
+    if (ours(current)) return true;
+    const by = current ? `pid ${current.pid} on ${current.host}, fence ${current.fencing}` : 'nobody readable';
+    markLost(`${root}/owner.json no longer names this process (fence ${record.fencing}; now ${by})`);
+    return false;
+  };
+  const renew = async (): Promise<RenewOutcome> => {
+    if (!(await stillOurs())) return { ok: false, code: 'hosting_lost', reason: lostReason ?? `${root} was released` };
+    // Touching the record is what keeps it live for a process on another host.
+    const now = new Date();
+    await fsp.utimes(file.file, now, now).catch(() => undefined);
+    return { ok: true };
+  };
+  const timer = setInterval(() => void renew(), OWNER_STALE_MS / 3);
   timer.unref();
   return {
     ok: true,
-    fencing: record.fencing,
-    get compromised() {
-      return compromised;
+    scope: WHOLE_STATE_ROOT,
+    fence: record.fencing,
+    get lost() {
+      return released || lostReason !== null;
+    },
+    hosts: () => true,
+    fenceFor: () => (released || lostReason !== null ? null : record.fencing),
+    async verify(campaignId, fence) {
+      if (fence !== record.fencing) return stale(campaignId, `it carries fence ${fence}, this right is fence ${record.fencing}`);
+      if (!(await stillOurs())) return stale(campaignId, lostReason ?? 'the right was released');
+      return { ok: true };
+    },
+    renew,
+    onLost(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
     },
     async release() {
       if (released) return;
       released = true;
       clearInterval(timer);
+      if (lostReason !== null) return; // someone else's record now: never touch it
       heldHere.delete(root);
-      // Keep the record (and its fencing number) but mark it free; never free someone else's.
+      // Keep the record (and its fence) but mark it free; never free someone else's.
       await underMutex(root, async () => {
         const current = await readRecord(file);
         if (ours(current)) await file.write({ ...current!, releasedAt: new Date().toISOString() });
@@ -135,6 +179,8 @@ function holdLease(root: string, file: DurableJsonFile<OwnerRecord>, record: Own
     },
   };
 }
+
+const stale = (campaignId: string, why: string): FenceVerdict => ({ ok: false, code: 'fence_stale', reason: `write to ${campaignId} refused: ${why}` });
 
 /** Runs `fn` while holding `<root>/owner.lock` (proper-lockfile, mkdir-based) for a moment. */
 async function underMutex<T>(root: string, fn: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false; refusal: OwnershipRefusal }> {
@@ -169,7 +215,8 @@ async function readRecord(file: DurableJsonFile<OwnerRecord>): Promise<OwnerReco
   }
   const r = value as Partial<OwnerRecord> | null;
   if (!r || !Number.isInteger(r.pid) || !Number.isInteger(r.fencing) || typeof r.host !== 'string') return null;
-  return { pid: r.pid!, host: r.host, fencing: r.fencing!, acquiredAt: String(r.acquiredAt ?? ''), releasedAt: r.releasedAt ?? null };
+  // A record from before tokens existed has none: it can be judged and taken over, never be ours.
+  return { pid: r.pid!, host: r.host, fencing: r.fencing!, token: typeof r.token === 'string' ? r.token : '', acquiredAt: String(r.acquiredAt ?? ''), releasedAt: r.releasedAt ?? null };
 }
 
 function isLive(record: OwnerRecord, root: string, recordPath: string): boolean {

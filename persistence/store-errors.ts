@@ -24,6 +24,8 @@ export const STORE_ERROR_CODES = [
   'lock_timeout',
   /** Another process took the lock as stale while we held it; nothing was written. */
   'lock_compromised',
+  /** The write's fence is no longer current (the right to host was lost or taken over); nothing was written. */
+  'fence_stale',
   'io_failed',
 ] as const;
 export type StoreErrorCode = (typeof STORE_ERROR_CODES)[number];

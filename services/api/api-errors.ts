@@ -36,6 +36,8 @@ export const API_ERROR_STATUS = {
   supervisor_disabled: 503,
   /** The state root could not be read or written (ENOSPC, EIO, EACCES, EROFS, ...); data is intact. */
   storage_unavailable: 503,
+  /** Another process took over the right to host this campaign; this one refuses every write. */
+  hosting_lost: 503,
 } as const;
 
 export type ApiErrorCode = keyof typeof API_ERROR_STATUS;

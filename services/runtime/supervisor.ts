@@ -18,7 +18,7 @@ import { isKnownMachineVersion } from '../../machines/campaign.version.js';
 import type { WakeTarget } from '../../machines/vocabulary.js';
 import { newCampaignDocument, type CampaignDocument, type WakeRequest as RecordedWake } from '../../persistence/campaign-document.js';
 import { openCampaignStore, type CampaignStore } from '../../persistence/campaign-store.js';
-import { stateRootOwnership, type Ownership, type OwnershipLease } from '../../persistence/owner-lock.js';
+import { stateRootOwnership, WHOLE_STATE_ROOT, type HostingRight, type Ownership } from '../../persistence/owner-lock.js';
 import { ApiFailure, apiError, type ApiError } from '../api/api-errors.js';
 import { campaignActionSchema, campaignsBodySchema, describeIssues, type CampaignActionBody, type CampaignsBody } from '../api/api-schemas.js';
 import { initialMachine, peekSnapshot } from '../campaign/campaign-actor.js';
@@ -109,10 +109,10 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
   let description: RemoteDescription | null = null;
   let remoteReachable: boolean | null = null;
   let heartbeat: Heartbeat | null = null;
-  let owner: OwnershipLease | null = null;
+  let owner: HostingRight | null = null;
   const ownership =
     opts.ownership ??
-    stateRootOwnership({ root: config.stateRoot, onCompromised: (reason) => logger.error({ code: 'state_root_taken_over', reason }, 'another process took over the state root') });
+    stateRootOwnership({ root: config.stateRoot, onLost: (reason) => logger.error({ code: 'state_root_taken_over', reason }, 'another process took over the state root') });
   const writesByCampaign = new Map<string, number>();
   const gate = createRequestGate({
     records: async (id) => {
@@ -296,6 +296,10 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
       logger.error({ campaignId, code: 'storage_unavailable', store: failed.code, errno: failed.errno ?? null }, 'campaign storage failed');
       throw new ApiFailure(apiError('storage_unavailable', 'The supervisor could not use its state storage, so nothing was changed; try again later.'));
     }
+    if (failed.code === 'fence_stale') {
+      logger.error({ campaignId, code: 'hosting_lost', reason: failed.reason }, 'write refused: this process no longer holds the right to host the campaign');
+      throw new ApiFailure(apiError('hosting_lost', 'This supervisor no longer holds the right to host the campaign (another process took it over), so nothing was changed.'));
+    }
   }
 
   /** Turns a failure thrown from deep inside an operation back into its answer. */
@@ -328,6 +332,8 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
       // start() holds the state root's owner lock before it opens the store (unless a host
       // injected its own ownership, which may not cover the whole root).
       soleOwner: opts.ownership === undefined,
+      // Every document write carries the right's fence and is refused once it is stale.
+      ...(owner ? { fence: owner } : {}),
     });
     const loaded = await store.loadAll({ concurrency: 32 });
     const summaries: CampaignSummary[] = [];
@@ -617,7 +623,7 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
     async start(startOpts = {}) {
       // The owner lock is taken here, not in `serve`, so an embedding host that calls start()
       // is protected from a second process on the same root just as the CLI is.
-      const lease = await ownership.acquire();
+      const lease = await ownership.claim(WHOLE_STATE_ROOT);
       if (!lease.ok) throw new StartupFailure(lease.code, lease.message);
       owner = lease;
       try {

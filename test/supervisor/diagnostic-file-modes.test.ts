@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openCampaignStore } from '../../persistence/campaign-store.js';
 import { appendPublicEvents } from '../../persistence/outbox.js';
-import { stateRootOwnership } from '../../persistence/owner-lock.js';
+import { stateRootOwnership, WHOLE_STATE_ROOT } from '../../persistence/owner-lock.js';
 import { makeDoc, T0 } from '../persistence/support/documents.js';
 import { createScope, tempStateRoot } from '../fixtures/supervisor-harness.js';
 
@@ -49,7 +49,7 @@ describe('diagnostic file modes', () => {
 
   it('keeps the owner record private too', async () => {
     const root = await tempStateRoot(scope);
-    const lease = await stateRootOwnership({ root }).acquire();
+    const lease = await stateRootOwnership({ root }).claim(WHOLE_STATE_ROOT);
     expect(lease.ok).toBe(true);
     if (lease.ok) scope.defer(lease, (l) => l.release());
     expect(await modeOf(path.join(root, 'owner.json'))).toBe(0o600);

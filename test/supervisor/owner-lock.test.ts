@@ -10,7 +10,7 @@ import { readFile, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { pidAlive, stateRootOwnership } from '../../persistence/owner-lock.js';
+import { pidAlive, stateRootOwnership, WHOLE_STATE_ROOT } from '../../persistence/owner-lock.js';
 import { loadConfig } from '../../services/runtime/config.js';
 import { StartupFailure } from '../../services/runtime/startup-failure.js';
 import { createSupervisor } from '../../services/runtime/supervisor.js';
@@ -109,29 +109,29 @@ describe('the owner record', () => {
     const record = (pid: number, host = os.hostname()) => JSON.stringify({ pid, host, fencing: 7, acquiredAt: new Date().toISOString(), releasedAt: null });
 
     await writeFile(path.join(stateRoot, 'owner.json'), record(deadPid));
-    const taken = await stateRootOwnership({ root: stateRoot }).acquire();
-    expect(taken).toMatchObject({ ok: true, fencing: 8 });
+    const taken = await stateRootOwnership({ root: stateRoot }).claim(WHOLE_STATE_ROOT);
+    expect(taken).toMatchObject({ ok: true, fence: 8 });
     if (taken.ok) await taken.release();
 
     const alive = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)']);
     scope.defer(alive, (c) => c.kill('SIGKILL'));
     await writeFile(path.join(stateRoot, 'owner.json'), record(alive.pid!));
-    expect(await stateRootOwnership({ root: stateRoot }).acquire()).toMatchObject({ ok: false, code: 'state_root_locked', pid: alive.pid });
+    expect(await stateRootOwnership({ root: stateRoot }).claim(WHOLE_STATE_ROOT)).toMatchObject({ ok: false, code: 'state_root_locked', pid: alive.pid });
   });
 
   it('a record from another host is live while touched and stale after 30 s', async () => {
     const stateRoot = await tempStateRoot(scope);
     const file = path.join(stateRoot, 'owner.json');
     await writeFile(file, JSON.stringify({ pid: 1, host: 'another-host.example', fencing: 3, acquiredAt: '', releasedAt: null }));
-    expect(await stateRootOwnership({ root: stateRoot }).acquire()).toMatchObject({
+    expect(await stateRootOwnership({ root: stateRoot }).claim(WHOLE_STATE_ROOT)).toMatchObject({
       ok: false,
       code: 'state_root_locked',
       message: `${stateRoot} is owned by pid 1 on host another-host.example`,
     });
     const old = new Date(Date.now() - 31_000);
     await utimes(file, old, old);
-    const taken = await stateRootOwnership({ root: stateRoot }).acquire();
-    expect(taken).toMatchObject({ ok: true, fencing: 4 });
+    const taken = await stateRootOwnership({ root: stateRoot }).claim(WHOLE_STATE_ROOT);
+    expect(taken).toMatchObject({ ok: true, fence: 4 });
     if (taken.ok) await taken.release();
   });
 });
