@@ -60,6 +60,8 @@ export class CampaignHost {
   readonly id: string;
   facts: CampaignFacts;
   lastReadAt: string | null = null;
+  /** Operator reads (`observe`) in flight: their READ_SETTLED is not a heartbeat tick. */
+  observing = 0;
   corrupt: { code: string; reason: string } | null = null;
   private readonly actor: Actor<CampaignMachine>;
   private readonly deps: CampaignHostDeps;
@@ -150,8 +152,13 @@ export class CampaignHost {
   }
 
   /** An operator's `observe`: a forced TICK, answered once its status read has settled. */
-  observe(event: TickEvent): Promise<SendOutcome> {
-    return this.collect(event, (s) => !tickBusy(s));
+  async observe(event: TickEvent): Promise<SendOutcome> {
+    this.observing++;
+    try {
+      return await this.collect(event, (s) => !tickBusy(s));
+    } finally {
+      this.observing--;
+    }
   }
 
   private collect(event: CampaignEvent, done: (s: CampaignSnapshot) => boolean, keep?: KeepInSave): Promise<SendOutcome> {

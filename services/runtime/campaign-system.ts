@@ -33,6 +33,8 @@ export interface CorruptCampaign {
 }
 
 export interface CampaignSystemHooks {
+  /** Each document loaded at boot, before its actor starts (the read side takes its outbox). */
+  onLoaded?(doc: CampaignDocument): void;
   onSaved?(host: CampaignHost, saved: SaveResult): void;
   onEmitted?(host: CampaignHost, event: CampaignEmitted): void;
   onViewChanged?(host: CampaignHost): void;
@@ -113,8 +115,10 @@ export function createCampaignSystem(opts: CampaignSystemOptions) {
     async load(concurrency = 32): Promise<void> {
       const loaded = await opts.store.loadAll({ concurrency });
       for (const result of loaded) {
-        if (result.ok) host(result.doc);
-        else reportCorrupt(result.id, result.code, result.reason);
+        if (result.ok) {
+          opts.onLoaded?.(result.doc);
+          host(result.doc);
+        } else reportCorrupt(result.id, result.code, result.reason);
       }
       await Promise.all([...hosts.values()].map((h) => h.whenWritten()));
     },
