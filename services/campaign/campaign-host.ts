@@ -87,7 +87,9 @@ export class CampaignHost {
     const check = checkRestorable(doc.machine);
     if (!check.ok) throw new MachineRestoreError(`machine version ${check.version} is not ${CAMPAIGN_MACHINE_VERSION}`);
     try {
-      this.actor = createActor(deps.logic, { snapshot: check.snapshot as never, id: doc.campaignId, ...(deps.inspect ? { inspect: deps.inspect } : {}) });
+      // Input is ignored on restore (the context comes from the snapshot); the types ask for it.
+      const options = { snapshot: check.snapshot, input: { campaignId: doc.campaignId }, id: doc.campaignId, ...(deps.inspect ? { inspect: deps.inspect } : {}) };
+      this.actor = createActor(deps.logic, options as never);
     } catch (error) {
       throw new MachineRestoreError(error instanceof Error ? error.message : String(error));
     }

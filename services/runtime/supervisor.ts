@@ -74,7 +74,6 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
   return new SupervisorRuntime(opts);
 }
 
-const ok = <T>(value: T): ApiResult<T> => ({ ok: true, value });
 const fail = (error: ApiError): ApiResult<never> => ({ ok: false, error });
 const MUTATIONS = new Set(['submit', 'intervene', 'cancel', 'release']);
 
