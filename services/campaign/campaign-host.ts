@@ -63,14 +63,18 @@ export class CampaignHost {
   /** Operator reads (`observe`) in flight: their READ_SETTLED is not a heartbeat tick. */
   observing = 0;
   corrupt: { code: string; reason: string } | null = null;
-  private readonly actor: Actor<CampaignMachine>;
+  private actor: Actor<CampaignMachine>;
+  /** The persisted snapshot as last known on disk: a failed save rewinds the actor to it. */
+  private durable: unknown;
+  /** After a rewind, nothing is saved until the next event (storage that is down is not hammered). */
+  private holdSaves = false;
   private readonly deps: CampaignHostDeps;
   private pending: CampaignEmitted[] = [];
   private readonly collectors = new Set<Collector>();
   private tickWaiters: (() => void)[] = [];
   private writes: Promise<unknown> = Promise.resolve();
   private savedContext: unknown;
-  private savedStateKey: string;
+  private savedStateKey = '';
   /** Why an intent that turns ambiguous without a relay answer is in doubt. */
   private doubtCode = 'restart_in_doubt';
   /** The intent told INTENT_IN_DOUBT whose open journal entry the next save records as ambiguous. */
@@ -86,16 +90,23 @@ export class CampaignHost {
     if (!doc.machine) throw new MachineRestoreError('campaign has no machine snapshot');
     const check = checkRestorable(doc.machine);
     if (!check.ok) throw new MachineRestoreError(`machine version ${check.version} is not ${CAMPAIGN_MACHINE_VERSION}`);
+    this.durable = check.snapshot;
+    this.actor = this.spawn();
+  }
+
+  private spawn(): Actor<CampaignMachine> {
+    let actor: Actor<CampaignMachine>;
     try {
       // Input is ignored on restore (the context comes from the snapshot); the types ask for it.
-      const options = { snapshot: check.snapshot, input: { campaignId: doc.campaignId }, id: doc.campaignId, ...(deps.inspect ? { inspect: deps.inspect } : {}) };
-      this.actor = createActor(deps.logic, options as never);
+      const options = { snapshot: this.durable, input: { campaignId: this.id }, id: this.id, ...(this.deps.inspect ? { inspect: this.deps.inspect } : {}) };
+      actor = createActor(this.deps.logic, options as never);
     } catch (error) {
       throw new MachineRestoreError(error instanceof Error ? error.message : String(error));
     }
-    const restored = this.actor.getSnapshot();
+    const restored = actor.getSnapshot();
     this.savedContext = restored.context;
     this.savedStateKey = durableStateKey(restored);
+    return actor;
   }
 
   /** Starts the actor. A journaled intent without an outcome may have reached the remote: in doubt, never resent. */
@@ -143,6 +154,7 @@ export class CampaignHost {
    */
   tick(event: TickEvent): Promise<unknown> {
     if (!this.running) return Promise.resolve();
+    this.holdSaves = false;
     this.actor.send(event);
     if (!tickBusy(this.actor.getSnapshot())) return this.writes;
     return new Promise<void>((resolve) => this.tickWaiters.push(resolve));
@@ -167,6 +179,7 @@ export class CampaignHost {
     return new Promise<SendOutcome>((resolve) => {
       const collector: Collector = { done, emitted: [], keep, resolve };
       this.collectors.add(collector);
+      this.holdSaves = false;
       this.actor.send(event);
       // XState processed the event synchronously; if the subscription was not told, settle now.
       if (this.collectors.has(collector)) this.onSnapshot(this.actor.getSnapshot());
@@ -226,7 +239,7 @@ export class CampaignHost {
     const finishing = [...this.collectors].filter((c) => c.done(snapshot));
     for (const c of finishing) this.collectors.delete(c);
     let save: Promise<WriteResult | null> | null = null;
-    if (quiescent && this.corrupt === null && (changed || this.pending.length > 0)) {
+    if (quiescent && this.corrupt === null && !this.holdSaves && (changed || this.pending.length > 0)) {
       save = this.save(snapshot, stateKey, finishing);
     }
     if (changed) this.deps.onViewChanged(this);
@@ -269,6 +282,7 @@ export class CampaignHost {
         return written;
       }
       if (this.inDoubt === inDoubt) this.inDoubt = null;
+      this.durable = machine.snapshot;
       this.facts = factsOf(written.doc);
       const result = saved as SaveResult | null;
       if (result) this.deps.onSaved(this, { ...result, doc: written.doc });
@@ -278,28 +292,29 @@ export class CampaignHost {
   }
 
   /**
-   * The snapshot and its events are not on disk. Outcomes the write carried leave their intent
-   * open on disk, so the actor is told it is in doubt (never resent); everything else is kept
-   * for the next save, which is forced.
+   * The snapshot and its events are not on disk, so memory must not run ahead of it: the actor
+   * is rewound to the last durable snapshot (what a restart would find) and started again. An
+   * intent whose outcome the write carried is open on disk, so the restart finds it in doubt:
+   * never resent. What the lost write carried is derived again by the next read.
    */
   private afterFailedSave(emitted: CampaignEmitted[], failed: StoreFailure<string>): void {
-    this.savedContext = undefined;
-    // An ambiguous outcome may be written later as it is (open → ambiguous); a clear one may not:
-    // the intent is open on disk, so it is in doubt now.
-    const lost = (e: CampaignEmitted): e is Extract<CampaignEmitted, { type: 'INTENT_SETTLED' }> => e.type === 'INTENT_SETTLED' && e.status !== 'ambiguous';
-    const settled = emitted.filter(lost);
-    this.pending = [...emitted.filter((e) => !lost(e)), ...this.pending];
     this.deps.onWriteFailed(this, failed);
-    if (this.corrupt !== null) {
-      this.subscription?.unsubscribe();
-      this.actor.stop();
-      return;
-    }
-    for (const s of settled) {
-      this.doubtCode = 'outcome_unrecorded';
-      this.inDoubt = s.requestId;
-      this.actor.send({ type: 'INTENT_IN_DOUBT', requestId: s.requestId, kind: s.kind });
-    }
+    this.subscription?.unsubscribe();
+    this.actor.stop();
+    this.pending = [];
+    this.inDoubt = null;
+    const waiters = this.tickWaiters;
+    this.tickWaiters = [];
+    waiters.forEach((resolve) => resolve());
+    const stranded = [...this.collectors];
+    this.collectors.clear();
+    for (const c of stranded) c.resolve({ emitted: c.emitted, snapshot: this.actor.getSnapshot(), save: failed });
+    if (this.corrupt !== null) return;
+    if (emitted.some((e) => e.type === 'INTENT_SETTLED')) this.doubtCode = 'outcome_unrecorded';
+    this.actor = this.spawn();
+    this.holdSaves = true;
+    this.start();
+    this.deps.onViewChanged(this);
   }
 }
 

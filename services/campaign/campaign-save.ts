@@ -54,7 +54,8 @@ export function applySave(doc: CampaignDocument, input: SaveInput): SaveResult {
       case 'INTENT_AMBIGUOUS': {
         drafts.push(intentAmbiguousDraft(e));
         // An intent that became ambiguous with no relay answer is recorded so (open → ambiguous).
-        if (findIntent(next, e.requestId)?.outcome === null) next = settle(next, e.requestId, { status: 'ambiguous', code: input.doubtCode, at: input.now });
+        const answered = input.emitted.some((o) => o.type === 'INTENT_SETTLED' && o.requestId === e.requestId);
+        if (!answered && findIntent(next, e.requestId)?.outcome === null) next = settle(next, e.requestId, { status: 'ambiguous', code: input.doubtCode, at: input.now });
         break;
       }
       case 'INTENT_SETTLED': {
