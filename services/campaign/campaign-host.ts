@@ -15,6 +15,7 @@ import type { CampaignDocument } from '../../persistence/campaign-document.js';
 import type { CampaignStore, WriteResult } from '../../persistence/campaign-store.js';
 import { recordIntent } from '../../persistence/intent-journal.js';
 import type { StoreFailure } from '../../persistence/store-errors.js';
+import { crashPoint } from '../runtime/fault-points.js';
 import { applySave, isDurable, type SaveResult } from './campaign-save.js';
 import { factsOf, type CampaignFacts, type CampaignSnapshot } from './projection.js';
 
@@ -269,7 +270,10 @@ export class CampaignHost {
     const keeps = finishing.flatMap((c) => (c.keep ? [{ keep: c.keep, emitted: c.emitted }] : []));
     const doubtCode = this.doubtCode;
     const inDoubt = this.inDoubt;
+    const carriesOutcome = emitted.some((e) => e.type === 'INTENT_SETTLED');
     return this.enqueue(async () => {
+      // The chaos qualification kills the process here: the relay answered, its outcome is not on disk.
+      if (carriesOutcome) crashPoint('before_outcome_write');
       let saved: SaveResult | null = null;
       const written = await this.deps.store.transact(this.id, (doc) => {
         saved = applySave(doc, { machine, emitted, doubtCode, inDoubt, observedContextId, now: this.deps.now() });
