@@ -206,6 +206,11 @@ export class CampaignHost {
     });
   }
 
+  /** A direct document change (an Idempotency-Key answer kept on its own) through the write queue. */
+  write(change: (doc: CampaignDocument) => CampaignDocument | null): Promise<WriteResult> {
+    return this.enqueue(() => this.deps.store.transact(this.id, change));
+  }
+
   /** Published dedupe keys, read from the document (the material path only), after pending writes. */
   publishedKeys(): Promise<ReadonlySet<string>> {
     return this.enqueue(async () => {
@@ -301,7 +306,7 @@ export class CampaignHost {
    * intent whose outcome the write carried is open on disk, so the restart finds it in doubt:
    * never resent. What the lost write carried is derived again by the next read.
    */
-  private afterFailedSave(emitted: CampaignEmitted[], failed: StoreFailure<string>): void {
+  private afterFailedSave(emitted: CampaignEmitted[], failed: Extract<WriteResult, { ok: false }>): void {
     this.deps.onWriteFailed(this, failed);
     this.subscription?.unsubscribe();
     this.actor.stop();

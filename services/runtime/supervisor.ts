@@ -11,64 +11,33 @@
  *   supervisor.system.get('c1')?.subscribe((snapshot) => console.log(snapshot.value));
  * @module
  */
-import type { InspectionEvent } from 'xstate';
-import type { A2AClient } from '../../adapters/a2a/index.js';
 import { silentLogger, type Logger } from '../../adapters/logger.js';
 import { heartbeatDue } from '../../machines/campaign.projection.js';
-import type { WakeTarget } from '../../machines/vocabulary.js';
 import { openCampaignStore, type CampaignStore } from '../../persistence/campaign-store.js';
-import type { DurableFs } from '../../persistence/durable-json-adapter.js';
 import { rememberAnswer } from '../../persistence/idempotency.js';
 import { stateRootOwnership, WHOLE_STATE_ROOT, type HostingRight, type Ownership } from '../../persistence/owner-lock.js';
 import { ApiFailure, apiError, type ApiError } from '../api/api-errors.js';
 import { campaignActionSchema, campaignsBodySchema, describeIssues, type CampaignActionBody } from '../api/api-schemas.js';
 import { CampaignActions } from '../api/campaign-actions.js';
 import { campaignsRoute } from '../api/campaigns-route.js';
-import { CampaignViews, type WakeHandler } from '../api/campaign-views.js';
+import { CampaignViews } from '../api/campaign-views.js';
 import { buildHealth } from '../api/health.js';
 import { createMetrics, type SupervisorMetrics } from '../api/metrics.js';
 import { createReadModel, type ReadModel } from '../api/read-model.js';
 import { throwStoreFailure } from '../api/store-answers.js';
-import type { ApiResult, HealthView, RequestOptions, StatusView, SupervisorApi } from '../api/supervisor-api.js';
+import type { ApiResult, HealthView, RequestOptions, StatusView } from '../api/supervisor-api.js';
 import { createRequestGate, type KeepAnswer, type RequestGate } from '../authority/request-gate.js';
 import type { CampaignHost } from '../campaign/campaign-host.js';
 import { createCampaignSystem, type CampaignSystem } from './campaign-system.js';
+import { systemHooks } from './system-hooks.js';
 import type { SupervisorConfig } from './config.js';
 import { createHeartbeat, type Heartbeat, type SweepReport } from './heartbeat.js';
 import { RemoteLink } from './remote-link.js';
 import { StartupFailure } from './startup-failure.js';
+import type { Supervisor, SupervisorOptions } from './supervisor-types.js';
 
 export type { WakeHandler } from '../api/campaign-views.js';
-
-export interface SupervisorOptions {
-  config: SupervisorConfig;
-  logger?: Logger;
-  /** Injected remote (tests, embedding hosts); default: an A2A client for `config.a2aUrl`. */
-  remote?: A2AClient | null;
-  wakeHandlers?: Partial<Record<WakeTarget, WakeHandler>>;
-  /** Heartbeat concurrency (default 64). */
-  concurrency?: number;
-  now?: () => Date;
-  metrics?: SupervisorMetrics;
-  /** Who may host the campaigns; default: one owner per state root (`persistence/owner-lock.ts`). */
-  ownership?: Ownership;
-  /** The file-system calls of the campaign store (tests inject storage failures). */
-  storeFs?: DurableFs;
-  /** Passed to every campaign actor (`createActor(…, { inspect })`): attach an inspector here. */
-  inspect?: (event: InspectionEvent) => void;
-}
-
-export interface Supervisor extends SupervisorApi {
-  start(opts?: { heartbeat?: boolean; initialSweep?: boolean }): Promise<void>;
-  stop(): Promise<void>;
-  /** One heartbeat sweep over every due campaign, now. */
-  sweep(): Promise<SweepReport>;
-  /** Reads one campaign now (the `observe` action). */
-  observe(campaignId: string): Promise<ApiResult<unknown>>;
-  readonly store: CampaignStore | null;
-  /** The actor system (null before start): list campaigns, typed handles, public events. */
-  readonly system: CampaignSystem | null;
-}
+export type { Supervisor, SupervisorOptions } from './supervisor-types.js';
 
 export async function createSupervisor(opts: SupervisorOptions): Promise<Supervisor> {
   return new SupervisorRuntime(opts);
@@ -115,15 +84,11 @@ class SupervisorRuntime implements Supervisor {
         return loaded.doc.idempotency;
       },
       remember: async (id, record) => {
-        const host = this.system?.host(id);
-        if (!host) return;
-        await host.enqueue(async () => {
-          const written = await this.requireStore().transact(id, (doc) =>
-            doc.idempotency.some((r) => r.keyDigest === record.keyDigest) ? null : { ...doc, idempotency: rememberAnswer(doc.idempotency, record) },
-          );
-          if (!written.ok) this.unusable(id, written);
-          this.gate.indexKeys(id, written.doc.idempotency);
-        });
+        const kept = await this.system?.host(id)?.write((doc) =>
+          doc.idempotency.some((r) => r.keyDigest === record.keyDigest) ? null : { ...doc, idempotency: rememberAnswer(doc.idempotency, record) },
+        );
+        if (kept && !kept.ok) this.unusable(id, kept);
+        if (kept?.ok) this.gate.indexKeys(id, kept.doc.idempotency);
       },
       writesTo: (id) => this.writesByCampaign.get(id) ?? 0,
       now: this.now,
@@ -193,9 +158,19 @@ class SupervisorRuntime implements Supervisor {
     const parsed = campaignsBodySchema.safeParse(body);
     if (!parsed.success) return fail(apiError('invalid_request', describeIssues(parsed.error)));
     const req = parsed.data;
+    const deps = this.routeDeps();
+    if (!deps) return fail(apiError('invalid_request', 'The supervisor is not started.'));
+    if (req.action === 'create' && options.idempotencyKey !== undefined) {
+      const key = options.idempotencyKey;
+      return this.answering(() => this.gate.idempotent(req.campaign_id, key, { route: 'campaigns', body: req }, () => this.answering(() => campaignsRoute(deps, req))));
+    }
+    return this.answering(() => campaignsRoute(deps, req));
+  }
+
+  private routeDeps() {
     const system = this.system;
-    if (!system) return fail(apiError('invalid_request', 'The supervisor is not started.'));
-    const deps = {
+    if (!system) return null;
+    return {
       system,
       views: this.views,
       readModel: this.readModel,
@@ -205,11 +180,6 @@ class SupervisorRuntime implements Supervisor {
       readAnswered: (okRead: boolean, code: string | null) => this.link.readAnswered(okRead, code),
       unusable: (id: string, failure: Parameters<typeof throwStoreFailure>[2]) => this.unusable(id, failure),
     };
-    if (req.action === 'create' && options.idempotencyKey !== undefined) {
-      const key = options.idempotencyKey;
-      return this.answering(() => this.gate.idempotent(req.campaign_id, key, { route: 'campaigns', body: req }, () => this.answering(() => campaignsRoute(deps, req))));
-    }
-    return this.answering(() => campaignsRoute(deps, req));
   }
 
   async campaignAction(body: unknown, options: RequestOptions = {}): Promise<ApiResult<unknown>> {
@@ -282,37 +252,12 @@ class SupervisorRuntime implements Supervisor {
       fence: right,
     });
     const views = this.views;
-    const link = this.link;
     this.system = createCampaignSystem({
       store: this.store,
       now: this.now,
       inspect: this.opts.inspect,
-      effects: {
-        controllerId: this.config.controllerId,
-        remote: this.link.client,
-        now: this.now,
-        onStatusRead: (id, okRead, code, at) => {
-          link.readAnswered(okRead, code);
-          const host = this.system?.host(id);
-          if (okRead && host) views.read(host, at);
-          if (!okRead) this.logger.warn({ campaignId: id, code }, 'remote read failed');
-        },
-      },
-      onLoaded: (doc) => {
-        views.loaded(doc);
-        this.gate.indexKeys(doc.campaignId, doc.idempotency);
-      },
-      onSaved: (host, saved) => {
-        this.gate.indexKeys(host.id, saved.doc.idempotency);
-        views.saved(host, saved);
-      },
-      onEmitted: (host, event) => views.emitted(host, event),
-      onViewChanged: (host) => views.refresh(host),
-      onCorrupt: (c) => {
-        this.logger.error({ campaignId: c.id, code: c.code }, 'campaign document fails closed');
-        views.corrupt(c.id);
-      },
-      onStorageFailed: (host, failure) => this.logger.error({ campaignId: host.id, code: failure.code }, 'campaign write refused'),
+      effects: { controllerId: this.config.controllerId, remote: this.link.client, now: this.now, onStatusRead: (...read) => this.statusRead(...read) },
+      ...systemHooks({ views, gate: this.gate, logger: this.logger }),
     });
     views.beginLoad();
     try {
@@ -320,6 +265,14 @@ class SupervisorRuntime implements Supervisor {
     } finally {
       views.endLoad(this.system.hosts(), this.system.corruptCampaigns());
     }
+  }
+
+  /** After each status read that reached the wire: reachability (/health) and `last_read_at`. */
+  private statusRead(campaignId: string, okRead: boolean, code: string | null, at: string): void {
+    this.link.readAnswered(okRead, code);
+    const host = this.system?.host(campaignId);
+    if (okRead && host) this.views.read(host, at);
+    if (!okRead) this.logger.warn({ campaignId, code }, 'remote read failed');
   }
 
   private *dueCampaigns(at: number): Iterable<string> {
