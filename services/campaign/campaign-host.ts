@@ -73,7 +73,7 @@ export class CampaignHost {
   private pending: CampaignEmitted[] = [];
   private readonly collectors = new Set<Collector>();
   private tickWaiters: (() => void)[] = [];
-  private writes: Promise<unknown> = Promise.resolve();
+  private writes: Promise<void> = Promise.resolve();
   private savedContext: unknown;
   private savedStateKey = '';
   /** Why an intent that turns ambiguous without a relay answer is in doubt. */
@@ -228,7 +228,8 @@ export class CampaignHost {
   /** One write queue per campaign: journal, saves and direct changes never interleave. */
   enqueue<T>(work: () => Promise<T>): Promise<T> {
     const run = this.writes.then(work, work);
-    this.writes = run.catch(() => undefined);
+    // The tail keeps no result: a resolved WriteResult would pin the whole document in memory.
+    this.writes = run.then(noop, noop);
     return run;
   }
 
@@ -327,6 +328,7 @@ export class CampaignHost {
   }
 }
 
+const noop = (): void => undefined;
 const MUTATIONS: readonly string[] = ['submit', 'intervene', 'cancel', 'release'];
 const isMutation = (action: string): action is MutationKind => MUTATIONS.includes(action);
 
