@@ -12,7 +12,7 @@ export type { Supervisor, SupervisorOptions } from './services/runtime/superviso
 export type { WakeHandler } from './services/api/campaign-views.js';
 export { loadConfig, type SupervisorConfig } from './services/runtime/config.js';
 export type { CampaignSystem, CampaignHandle, CorruptCampaign } from './services/runtime/campaign-system.js';
-export type { SendOutcome, KeepInSave } from './services/campaign/campaign-host.js';
+export type { SendOutcome as CampaignSendOutcome, KeepInSave } from './services/campaign/campaign-host.js';
 export type { CampaignSnapshot } from './services/campaign/projection.js';
 export type { CampaignSummary, PublicEventView } from './services/api/read-model.js';
 export type { ApiResult, HealthView, RequestOptions, StatusView, SupervisorApi } from './services/api/supervisor-api.js';
