@@ -5,15 +5,16 @@
  * actions only assign, emit (for the host) and raise (to the other regions). Pure.
  * @module
  */
-import { assign, emit, enqueueActions, setup } from 'xstate';
+import { and, assign, emit, enqueueActions, setup } from 'xstate';
 import { campaignActors } from './campaign.actors.js';
 import * as rule from './campaign.guards.js';
-import { operatorGuards } from './campaign.rules.js';
+import { guardsOf, operatorGuards } from './campaign.rules.js';
 import type {
   CampaignContext,
   CampaignEmitted,
   CampaignEvent,
   CampaignInput,
+  OperatorEvent,
   ClaimLeaseOutput,
   IntentStatus,
   LeaseReadback,
@@ -22,6 +23,14 @@ import type {
   RenewLeaseOutput,
 } from './campaign.types.js';
 import type { WakeRequest } from './vocabulary.js';
+
+export const AUTHORITY = '#campaign.active.authority';
+export const ATTENTION = '#campaign.active.attention';
+export const PAUSED = '#campaign.paused';
+export const CLOSED = '#campaign.closed';
+
+/** The chart's guard for an operator event: every `guard` row of its table, in order. */
+export const rulesOf = (type: OperatorEvent['type']) => and(guardsOf(type) as never[]);
 
 /** Tag on every state with an invoked effect that must not re-run: never persist a snapshot then. */
 export const EFFECT_IN_FLIGHT = 'effect-in-flight';
