@@ -55,6 +55,16 @@ describe('claimLease', () => {
     expect(w.sim.ledger().entries.filter((e) => e.action === 'claim').length).toBeGreaterThan(0);
   });
 
+  it('a claim whose readback fails is not confirmed: the readback is null and the code says why', async () => {
+    const { ids, contextIds } = w.sim.createTasksDetailed(1, 'steady');
+    w.sim.injectFaults({ kind: 'http-5xx', methods: [CONTROL_METHODS.leaseGet] });
+    const out = await run(w.effects.claimLease, { campaignId: 'c', controllerId: CONTROLLER, ttlSeconds: 600, binding: { taskId: ids[0]!, contextId: contextIds[0]! } });
+    w.sim.clearFaults();
+    expect(out.claimed).toMatchObject({ holder: CONTROLLER });
+    expect(out.readback).toBeNull();
+    expect(out.code).toBe('remote_http_status');
+  });
+
   it('another holder: refused with the remote code, no readback', async () => {
     const { ids, contextIds } = w.sim.createTasksDetailed(1, 'steady');
     w.sim.takeover(contextIds[0]!, RIVAL_CONTROLLER_ID, 600);
