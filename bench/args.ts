@@ -13,15 +13,19 @@ export interface BenchArgs {
   rounds: number;
   /** Only the JSON line on stdout (progress still goes to stderr). */
   json: boolean;
+  /** After the rounds, start a new process on the same documents and time its first sweep. */
+  restart: boolean;
 }
 
-export const BENCH_DEFAULTS: BenchArgs = { campaigns: 1000, concurrency: 64, rounds: 5, json: false };
+export const BENCH_DEFAULTS: BenchArgs = { campaigns: 1000, concurrency: 64, rounds: 5, json: false, restart: false };
 
 export class BenchArgsError extends Error {}
 
 export const BENCH_USAGE =
-  'usage: heartbeat-sweep [--campaigns N] [--concurrency C] [--rounds R] [--json]\n' +
-  `  defaults: --campaigns ${BENCH_DEFAULTS.campaigns} --concurrency ${BENCH_DEFAULTS.concurrency} --rounds ${BENCH_DEFAULTS.rounds}`;
+  'usage: heartbeat-sweep [--campaigns N] [--concurrency C] [--rounds R] [--restart] [--json]\n' +
+  `  defaults: --campaigns ${BENCH_DEFAULTS.campaigns} --concurrency ${BENCH_DEFAULTS.concurrency} --rounds ${BENCH_DEFAULTS.rounds}\n` +
+  '  --restart: then stop, start a new process on the same documents, and report restart_first_sweep_ms\n' +
+  '             (its process start until its first full sweep ends) beside sweep_ms';
 
 const LIMITS: Record<'campaigns' | 'concurrency' | 'rounds', [number, number]> = {
   campaigns: [1, 200_000],
@@ -34,8 +38,8 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
   const args: BenchArgs = { ...BENCH_DEFAULTS };
   for (let i = 0; i < argv.length; i++) {
     const raw = argv[i]!;
-    if (raw === '--json') {
-      args.json = true;
+    if (raw === '--json' || raw === '--restart') {
+      args[raw === '--json' ? 'json' : 'restart'] = true;
       continue;
     }
     const match = /^--(campaigns|concurrency|rounds)(?:=(.*))?$/.exec(raw);

@@ -25,14 +25,17 @@ function runBuilt(args: string[]): Promise<{ code: number | null; stdout: string
 }
 
 describe('bench arguments', () => {
-  it('defaults, both spellings, and --json', () => {
+  it('defaults, both spellings, --json and --restart', () => {
     expect(parseBenchArgs([])).toEqual(BENCH_DEFAULTS);
+    expect(BENCH_DEFAULTS.restart).toBe(false);
     expect(parseBenchArgs(['--campaigns', '20', '--concurrency=8', '--rounds', '1', '--json'])).toEqual({
       campaigns: 20,
       concurrency: 8,
       rounds: 1,
       json: true,
+      restart: false,
     });
+    expect(parseBenchArgs(['--restart', '--campaigns=3'])).toEqual({ ...BENCH_DEFAULTS, campaigns: 3, restart: true });
   });
 
   it('refuses unknown flags, missing values and out-of-range numbers', () => {
@@ -61,6 +64,35 @@ describe('bench run', () => {
     expect(typeof result.sweep_vs_raw_ok).toBe('boolean');
     expect(result.sweep_vs_raw_goal).toBe(1.25);
     expect(result.rounds_ms).toMatchObject({ sweep: [expect.any(Number)], raw: [expect.any(Number)], sdk: [expect.any(Number)] });
+    // Without --restart no restart field is made up.
+    expect(Object.keys(result).filter((k) => k.startsWith('restart'))).toEqual([]);
+  });
+
+  it('--restart: a new process on the same documents sweeps them all as unchanged and writes nothing', async () => {
+    const { code, stdout, stderr } = await runBuilt(['--campaigns', '20', '--rounds', '1', '--restart', '--json']);
+    expect(code, stderr).toBe(0);
+    const lines = stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(stderr).toContain('restart: a new process');
+    const result = JSON.parse(lines[0]!) as Record<string, unknown>;
+    const timings = ['sweep_ms', 'restart_first_sweep_ms', 'restart_boot_ms', 'restart_load_ms', 'restart_sweep_ms', 'restart_rss_mb', 'restart_vs_sweep'];
+    for (const field of timings) {
+      expect(typeof result[field], field).toBe('number');
+      expect(Number.isFinite(result[field]), field).toBe(true);
+    }
+    // Measured from the child's own process start, so it holds its start() and its sweep.
+    expect(result.restart_first_sweep_ms as number).toBeGreaterThanOrEqual((result.restart_load_ms as number) + (result.restart_sweep_ms as number));
+    expect(result).toMatchObject({
+      campaigns: 20,
+      store_writes: 0,
+      restart_store_writes: 0,
+      restart_model_calls: 0,
+      restart_ticked: 20,
+      restart_unchanged_ticks: 20,
+      restart_tick_errors: 0,
+      restart_vs_sweep_goal: 2,
+    });
+    expect(typeof result.restart_vs_sweep_ok).toBe('boolean');
   });
 
   it('prints a summary before the JSON line without --json, and exits 2 on a bad argument', async () => {

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseCampaignDocument } from '../../persistence/campaign-document.js';
-import { describeStates, peekSnapshot } from '../../services/campaign-actor.js';
+import { describeStates, peekSnapshot } from '../../services/campaign/campaign-actor.js';
 
 const DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures/v1');
 
