@@ -28,8 +28,12 @@ export function createIntentEffects(deps: EffectDeps) {
   /**
    * Resolves once the intent is durable. A journal that cannot write rejects: the chart's
    * onError fails closed (nothing was sent), which is the only safe reading of a lost write.
+   * The clock for `journaledAt` is read after the write: the send margin counts from there.
    */
   const journalIntent = fromPromise<JournalIntentOutput, JournalIntentInput>(async ({ input }) => {
+    // readLease already refused (remote_not_configured): an intent journaled now could never be
+    // sent, and on restart it would read as in doubt. Reaching here is a wiring bug.
+    if (!remote) throw new Error('journalIntent without a remote: nothing was journaled');
     const { mutation, epoch, binding } = input;
     await deps.journal(input.campaignId, {
       requestId: input.requestId,
