@@ -84,7 +84,7 @@ export function migrateCampaign2to3(snapshot2: unknown, facts: CampaignV1Facts):
 function migrateValue(value: unknown): unknown {
   if (value === 'paused' || value === 'closed') return value;
   const active = record(record(value, 'value').active, 'value.active');
-  const authority = JSON.stringify(active.authority);
+  const authority = typeof active.authority === 'string' ? active.authority : JSON.stringify(active.authority);
   if (!QUIESCENT_AUTHORITY.includes(authority)) refuse(`authority state ${authority?.slice(0, 80)} is not one campaign@2 persisted`);
   if (typeof active.attention !== 'string' || !ATTENTION.includes(active.attention)) refuse(`attention state ${JSON.stringify(active.attention)?.slice(0, 80)} unknown`);
   if (Object.keys(active).length !== 2) refuse('value.active has regions campaign@2 did not have');
