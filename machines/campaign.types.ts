@@ -56,9 +56,18 @@ export interface OurLease {
   ttlSeconds: number;
 }
 
+/**
+ * The mutation being handled, from the accepted MUTATE until its outcome (or, restored, the
+ * journaled intent in doubt: then only `requestId` and `kind` are known).
+ */
 export interface PendingIntent {
   requestId: string;
   kind: MutationKind;
+  epoch: number | null;
+  mutation: Mutation | null;
+  binding: BindingFacts | null;
+  /** The lease as read back right before journaling (the send-margin rule measures from it). */
+  readback: LeaseReadback | null;
 }
 
 export interface PendingQuestion {
