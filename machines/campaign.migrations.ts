@@ -133,7 +133,9 @@ function migratePendingIntent(raw: unknown): PendingIntent {
   const intent = record(raw, 'context.pendingIntent');
   const kind = intent.kind;
   if (!MUTATION_KINDS.includes(kind as MutationKind)) refuse(`pendingIntent.kind ${JSON.stringify(kind)?.slice(0, 40)} unknown`);
-  return { requestId: text(intent.requestId, 'pendingIntent.requestId'), kind: kind as MutationKind };
+  // campaign@2 kept only the id and kind of an open intent (it was restored in doubt, never
+  // re-sent): the rest of what campaign@3 remembers about a mutation in flight is unknown.
+  return { requestId: text(intent.requestId, 'pendingIntent.requestId'), kind: kind as MutationKind, epoch: null, mutation: null, binding: null, readback: null };
 }
 
 function migrateQuestion(raw: unknown, facts: CampaignV1Facts): PendingQuestion {
