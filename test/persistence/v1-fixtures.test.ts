@@ -207,7 +207,9 @@ describe('v1 documents in a store', () => {
     const first = await store.loadAll();
     expect(first.map((r) => [r.id, r.ok, r.ok && r.migratedFrom])).toEqual(v1FixtureNames().map((n) => [n, true, 1]));
     await store.loadAll();
-    expect(infos).toEqual(v1FixtureNames().map((campaignId) => ({ campaignId, fromVersion: 1 })));
+    // loadAll reads concurrently: the log order is not the file order.
+    const logged = [...infos].sort((a, b) => String((a as { campaignId: string }).campaignId).localeCompare(String((b as { campaignId: string }).campaignId)));
+    expect(logged).toEqual(v1FixtureNames().map((campaignId) => ({ campaignId, fromVersion: 1 })));
     for (const name of v1FixtureNames()) expect(await readFile(store.layout.documentPath(name), 'utf8')).toBe(v1FixtureText(name));
     expect(store.writes()).toBe(0);
 
