@@ -84,7 +84,7 @@ export function migrateCampaign2to3(snapshot2: unknown, facts: CampaignV1Facts):
 function migrateValue(value: unknown): unknown {
   if (value === 'paused' || value === 'closed') return value;
   const active = record(record(value, 'value').active, 'value.active');
-  const authority = JSON.stringify(active.authority);
+  const authority = typeof active.authority === 'string' ? active.authority : JSON.stringify(active.authority);
   if (!QUIESCENT_AUTHORITY.includes(authority)) refuse(`authority state ${authority?.slice(0, 80)} is not one campaign@2 persisted`);
   if (typeof active.attention !== 'string' || !ATTENTION.includes(active.attention)) refuse(`attention state ${JSON.stringify(active.attention)?.slice(0, 80)} unknown`);
   if (Object.keys(active).length !== 2) refuse('value.active has regions campaign@2 did not have');
@@ -133,7 +133,9 @@ function migratePendingIntent(raw: unknown): PendingIntent {
   const intent = record(raw, 'context.pendingIntent');
   const kind = intent.kind;
   if (!MUTATION_KINDS.includes(kind as MutationKind)) refuse(`pendingIntent.kind ${JSON.stringify(kind)?.slice(0, 40)} unknown`);
-  return { requestId: text(intent.requestId, 'pendingIntent.requestId'), kind: kind as MutationKind };
+  // campaign@2 kept only the id and kind of an open intent (it was restored in doubt, never
+  // re-sent): the rest of what campaign@3 remembers about a mutation in flight is unknown.
+  return { requestId: text(intent.requestId, 'pendingIntent.requestId'), kind: kind as MutationKind, epoch: null, mutation: null, binding: null, readback: null };
 }
 
 function migrateQuestion(raw: unknown, facts: CampaignV1Facts): PendingQuestion {

@@ -24,7 +24,7 @@ function findRegression(prev: CampaignDocument, next: CampaignDocument): string 
     return 'wake totals cannot decrease';
   }
   const attempts = { prev: attemptsSubmitted(prev), next: attemptsSubmitted(next) };
-  if (attempts.prev !== null && (attempts.next === null || attempts.next < attempts.prev)) return 'attemptsSubmitted cannot decrease';
+  if (attempts.prev !== null && attempts.next !== null && attempts.next < attempts.prev) return 'attemptsSubmitted cannot decrease';
   const consumed = new Set(next.consumedDecisions);
   const forgotten = prev.consumedDecisions.find((id) => !consumed.has(id));
   if (forgotten !== undefined) return `consumed decision ${forgotten} cannot be forgotten`;
@@ -55,8 +55,9 @@ function findIntentRegression(prevIntents: MutationIntent[], nextIntents: Mutati
 
 /**
  * The attempt counter lives in the snapshot's context (v2: the one truth), which is otherwise
- * opaque here. The store still refuses a write that lowers it or loses it: a lower count would
- * let the chart start an attempt beyond `maxAttempts`. Null when the snapshot carries none.
+ * opaque here. The store still refuses a write that lowers it: a lower count would let the
+ * chart start an attempt beyond `maxAttempts`. Null when the snapshot carries none (a snapshot
+ * without a context does not restore at all: the chart's version check refuses it).
  */
 function attemptsSubmitted(doc: CampaignDocument): number | null {
   const snapshot = doc.machine.snapshot as { context?: { attemptsSubmitted?: unknown } } | null;

@@ -9,11 +9,20 @@
  * @module
  */
 import { migrateCampaign2to3, CAMPAIGN_MACHINE_VERSION_V2, type CampaignV1Facts } from '../../machines/campaign.migrations.js';
-import type { CampaignDocument } from '../campaign-document.js';
 import type { RemoteBinding } from '../document-records.js';
 import type { CampaignDocumentV1 } from './v1-schema.js';
 
-export type V1Migration = { ok: true; doc: CampaignDocument } | { ok: false; reason: string };
+/**
+ * The v2 document this migration builds (campaign-document.ts validates it against the v2
+ * schema before anyone sees it; named structurally here so the schema file can import this one).
+ */
+export interface MigratedDocumentV2 extends Pick<CampaignDocumentV1, 'campaignId' | 'objective' | 'createdAt' | 'sourceSha' | 'outbox' | 'wake' | 'intents' | 'consumedDecisions' | 'idempotency'> {
+  documentVersion: 2;
+  remote: RemoteBinding;
+  machine: { version: string; snapshot: unknown };
+}
+
+export type V1Migration = { ok: true; doc: MigratedDocumentV2 } | { ok: false; reason: string };
 
 export function migrateV1toV2(v1: CampaignDocumentV1): V1Migration {
   // Today's release always wrote the first snapshot with the document; one without a snapshot
@@ -40,7 +49,7 @@ export function migrateV1toV2(v1: CampaignDocumentV1): V1Migration {
   };
 }
 
-type MachineMigration = { ok: true; machine: CampaignDocument['machine'] } | { ok: false; reason: string };
+type MachineMigration = { ok: true; machine: MigratedDocumentV2['machine'] } | { ok: false; reason: string };
 
 function migrateMachine(machine: NonNullable<CampaignDocumentV1['machine']>, v1: CampaignDocumentV1): MachineMigration {
   // Another machine version is carried over as it is: the store's machine-version check then
