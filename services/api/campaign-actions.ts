@@ -98,7 +98,10 @@ export class CampaignActions {
     if (snapshot.status !== 'active' || !snapshot.can(event)) return refusalResult(whyNoRead(host, snapshot));
     const from = this.nextSeqOf(host);
     const outcome = await host.observe(event);
-    if (outcome.save && !outcome.save.ok) this.deps.unusable(host.id, outcome.save);
+    // An operator's read also proves the document readable (the heartbeat's quiet tick does not
+    // read it): one that went bad meanwhile answers campaign_corrupt, never ok.
+    const checked = outcome.save ?? (await host.write(() => null));
+    if (!checked.ok) this.deps.unusable(host.id, checked);
     const read = find(outcome.emitted, 'READ_SETTLED');
     return ok({
       campaign: this.deps.view(host.facts, host.getSnapshot(), host),

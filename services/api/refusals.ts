@@ -35,6 +35,7 @@ export function refusalResult(code: string): ApiResult<never> {
     remote_unavailable: ['remote_unavailable', 'The remote has not been discovered yet; nothing was sent.'],
     release_before_close: ['action_not_allowed', 'The campaign holds the controller lease; release it before closing.'],
     no_remote_task: ['action_not_allowed', 'The campaign has no remote task or context to act on.'],
+    lease_held: ['lease_held', 'Another campaign of this supervisor already controls this remote context; release it there first.'],
     no_task_bound: ['action_not_allowed', 'The campaign has no remote task to observe yet.'],
   };
   const [apiCode, sentence] = table[code] ?? ['action_not_allowed', `The campaign cannot do that now (${code}).`];

@@ -208,7 +208,19 @@ export class CampaignHost {
 
   /** A direct document change (an Idempotency-Key answer kept on its own) through the write queue. */
   write(change: (doc: CampaignDocument) => CampaignDocument | null): Promise<WriteResult> {
-    return this.enqueue(() => this.deps.store.transact(this.id, change));
+    return this.enqueue(async () => {
+      const written = await this.deps.store.transact(this.id, change);
+      if (!written.ok) {
+        this.deps.onWriteFailed(this, written);
+        if (this.corrupt !== null) this.stopActor();
+      }
+      return written;
+    });
+  }
+
+  private stopActor(): void {
+    this.subscription?.unsubscribe();
+    this.actor.stop();
   }
 
   /** Published dedupe keys, read from the document (the material path only), after pending writes. */

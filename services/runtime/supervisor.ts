@@ -13,6 +13,7 @@
  */
 import { silentLogger, type Logger } from '../../adapters/logger.js';
 import { heartbeatDue } from '../../machines/campaign.projection.js';
+import { isKnownMachineVersion } from '../../machines/campaign.version.js';
 import { openCampaignStore, type CampaignStore } from '../../persistence/campaign-store.js';
 import { rememberAnswer } from '../../persistence/idempotency.js';
 import { stateRootOwnership, WHOLE_STATE_ROOT, type HostingRight, type Ownership } from '../../persistence/owner-lock.js';
@@ -245,6 +246,8 @@ class SupervisorRuntime implements Supervisor {
         this.writesByCampaign.set(write.campaignId, (this.writesByCampaign.get(write.campaignId) ?? 0) + 1);
       },
       ...(this.opts.storeFs ? { fs: this.opts.storeFs } : {}),
+      // The chart's own check: a snapshot this build cannot restore fails closed (reported).
+      machineVersionKnown: isKnownMachineVersion,
       // start() holds the state root's owner lock before it opens the store (unless a host
       // injected its own ownership, which may not cover the whole root).
       soleOwner: this.opts.ownership === undefined,
