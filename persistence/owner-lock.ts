@@ -1,6 +1,6 @@
 /**
  * The embedded `Ownership`: one owner per state root. The process that hosts the campaigns
- * holds `<root>/owner.json` (`{pid, host, fencing, token, acquiredAt, releasedAt}`), and every
+ * holds `<root>/owner.json` (`{pid, host, fencing, claimId, acquiredAt, releasedAt}`), and every
  * other process is refused.
  *
  * Why a pid record and not proper-lockfile alone: proper-lockfile judges a lock by its mtime,
@@ -17,7 +17,7 @@
  * - The fence (`fencing` in the record) goes up by one on every claim and takeover, is written
  *   durably before it is handed out, and is kept across releases. Deleting or damaging
  *   owner.json by hand restarts it at 1; the write-time check still holds, because it asks
- *   "does the record carry our token and fence", not "is our fence the largest".
+ *   "does the record carry our claim id and fence", not "is our fence the largest".
  * - Write-time check (`verify`): one read of owner.json per document write. A takeover of a
  *   live owner only happens on another host after OWNER_STALE_MS without touches (or by hand),
  *   so the few milliseconds between the check and the rename are far inside that margin.
@@ -41,7 +41,7 @@ interface OwnerRecord {
   /** The fence: +1 on every successful claim or takeover, never reset by a release. */
   fencing: number;
   /** Random per claim, so "is this still our record" never rests on a pid that can be reused. */
-  token: string;
+  claimId: string;
   acquiredAt: string;
   releasedAt: string | null;
 }
@@ -94,7 +94,7 @@ async function claimRoot(options: StateRootOwnershipOptions): Promise<HostingRig
       pid: process.pid,
       host: os.hostname(),
       fencing: (previous?.fencing ?? 0) + 1,
-      token: randomBytes(12).toString('hex'),
+      claimId: randomBytes(12).toString('hex'),
       acquiredAt: new Date().toISOString(),
       releasedAt: null,
     };
@@ -119,7 +119,7 @@ function holdRight(root: string, file: DurableJsonFile<OwnerRecord>, record: Own
   let released = false;
   const listeners = new Set<(reason: string) => void>();
   if (options.onLost) listeners.add(options.onLost);
-  const ours = (r: OwnerRecord | null) => r !== null && r.token === record.token && r.fencing === record.fencing && r.releasedAt === null;
+  const ours = (r: OwnerRecord | null) => r !== null && r.claimId === record.claimId && r.fencing === record.fencing && r.releasedAt === null;
   const markLost = (reason: string) => {
     if (lostReason !== null || released) return;
     lostReason = reason;
@@ -215,8 +215,8 @@ async function readRecord(file: DurableJsonFile<OwnerRecord>): Promise<OwnerReco
   }
   const r = value as Partial<OwnerRecord> | null;
   if (!r || !Number.isInteger(r.pid) || !Number.isInteger(r.fencing) || typeof r.host !== 'string') return null;
-  // A record from before tokens existed has none: it can be judged and taken over, never be ours.
-  return { pid: r.pid!, host: r.host, fencing: r.fencing!, token: typeof r.token === 'string' ? r.token : '', acquiredAt: String(r.acquiredAt ?? ''), releasedAt: r.releasedAt ?? null };
+  // A record from before claim ids existed has none: it can be judged and taken over, never be ours.
+  return { pid: r.pid!, host: r.host, fencing: r.fencing!, claimId: typeof r.claimId === 'string' ? r.claimId : '', acquiredAt: String(r.acquiredAt ?? ''), releasedAt: r.releasedAt ?? null };
 }
 
 function isLive(record: OwnerRecord, root: string, recordPath: string): boolean {

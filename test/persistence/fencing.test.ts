@@ -155,7 +155,7 @@ describe('every store write carries the fence', () => {
 
     // Another owner's record with the next fence replaces ours (what a takeover writes).
     const record = await readOwner(root);
-    await writeFile(ownerFile(root), JSON.stringify({ ...record, pid: record.pid + 1, token: 'another-owner', fencing: right.fence + 1 }));
+    await writeFile(ownerFile(root), JSON.stringify({ ...record, pid: record.pid + 1, claimId: 'another-owner', fencing: right.fence + 1 }));
 
     expect(await store.transact('c1', (d) => ({ ...d, paused: true }))).toMatchObject({ ok: false, code: 'fence_stale' });
     expect(right.lost).toBe(true);
