@@ -1,36 +1,63 @@
 /**
- * The effects the campaign invokes, as typed placeholders. The services replace every one with
- * `campaignMachine.provide({ actors })`; each placeholder answers "nothing happened" so that a
- * forgotten wiring fails closed (no lease, nothing applied, nothing sent) instead of pretending.
- * The poll is not here: the heartbeat lives outside the machine and sends what it observed.
+ * The effects the campaign invokes, as typed placeholders. The services replace every one, once,
+ * with `campaignMachine.provide({ actors: createCampaignEffects(deps) })`; each placeholder
+ * answers "nothing happened" so that a forgotten wiring fails closed (nothing read, no lease,
+ * nothing journaled, nothing sent) instead of pretending.
  * @module
  */
 import { fromPromise } from 'xstate';
 import type {
   ClaimLeaseInput,
   ClaimLeaseOutput,
+  JournalIntentInput,
+  JournalIntentOutput,
   ReadBackIntentInput,
   ReadBackIntentOutput,
+  ReadLeaseInput,
+  ReadLeaseOutput,
+  ReadStatusInput,
+  ReadStatusOutput,
   RelayMutationInput,
   RelayMutationOutput,
   RenewLeaseInput,
   RenewLeaseOutput,
 } from './campaign.types.js';
 
-/** Claims the lease, then reads it back. Implementation: services (A2A control extension). */
-export const claimLease = fromPromise<ClaimLeaseOutput, ClaimLeaseInput>(async () => ({ claimed: null, readback: null }));
+const NOT_PROVIDED = 'actor_not_provided';
+
+/** One compact status read, reduced against the last view. */
+export const readStatus = fromPromise<ReadStatusOutput, ReadStatusInput>(async ({ input }) => ({
+  ok: false,
+  requestedAt: input.now,
+  code: NOT_PROVIDED,
+  failure: { consecutive: input.readFailures.consecutive, critical: false, backoffMs: input.cadenceMs, drafts: [] },
+}));
+
+/** Claims the lease (learning the context from the task if needed), then reads it back. */
+export const claimLease = fromPromise<ClaimLeaseOutput, ClaimLeaseInput>(async ({ input }) => ({
+  claimed: null,
+  readback: null,
+  contextId: input.binding.contextId,
+  ttlSeconds: input.ttlSeconds,
+  code: NOT_PROVIDED,
+}));
 
 /** Renews our lease at our epoch. */
-export const renewLease = fromPromise<RenewLeaseOutput, RenewLeaseInput>(async () => ({ lease: null }));
+export const renewLease = fromPromise<RenewLeaseOutput, RenewLeaseInput>(async () => ({ lease: null, code: NOT_PROVIDED }));
 
-/**
- * Sends exactly one fenced mutation. The implementation must journal the intent durably
- * before any network I/O and classify every failure as `rejected` or `ambiguous`.
- */
+/** Reads the lease back right before a mutation is journaled. */
+export const readLease = fromPromise<ReadLeaseOutput, ReadLeaseInput>(async () => ({ readback: null, code: NOT_PROVIDED }));
+
+/** Journals the intent durably (fsync); resolves only when it is on disk. */
+export const journalIntent = fromPromise<JournalIntentOutput, JournalIntentInput>(async () => {
+  throw new Error(NOT_PROVIDED);
+});
+
+/** Sends exactly one fenced mutation and classifies the answer as applied / rejected / ambiguous. */
 export const relayMutation = fromPromise<RelayMutationOutput, RelayMutationInput>(async ({ input }) => ({
   outcome: 'rejected',
   requestId: input.requestId,
-  code: 'actor_not_provided',
+  code: NOT_PROVIDED,
   leaseLost: false,
 }));
 
@@ -38,6 +65,7 @@ export const relayMutation = fromPromise<RelayMutationOutput, RelayMutationInput
 export const readBackIntent = fromPromise<ReadBackIntentOutput, ReadBackIntentInput>(async ({ input }) => ({
   requestId: input.requestId,
   status: 'unavailable',
+  taskId: null,
 }));
 
-export const campaignActors = { claimLease, renewLease, relayMutation, readBackIntent };
+export const campaignActors = { readStatus, claimLease, renewLease, readLease, journalIntent, relayMutation, readBackIntent };

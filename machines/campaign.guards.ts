@@ -1,25 +1,30 @@
 /**
- * The rules of authority as named, pure predicates. The machine's guards are thin wrappers,
- * and `campaign.refusals.ts` evaluates the same functions to say *why* an event was refused,
- * so the chart and the operator's error message cannot disagree.
+ * The rules of the campaign as named, pure predicates: one function per rule. The chart's
+ * guards are these functions; `campaign.rules.ts` lists the ones an operator event must pass,
+ * in order, with the stable code a refusal reports. Anyone outside `machines/` who needs a rule
+ * imports it from here, so there is one answer to "is the lease still ours", not three.
  * @module
  */
 import type {
   CampaignContext,
-  CampaignEvent,
   ClaimLeaseOutput,
   LeaseReadback,
   MutateEvent,
+  OurLease,
   ReadBackIntentOutput,
+  ReadLeaseOutput,
   RelayMutationOutput,
-  RemoteObservedEvent,
+  RemoteCapabilities,
   RenewLeaseOutput,
+  ReadStatusOutput,
+  TickEvent,
+  JournalIntentOutput,
 } from './campaign.types.js';
-import { LEASE_TTL_BOUNDS, READBACK_FRESH_MS, TERMINAL_TASK_STATES } from './campaign.types.js';
-
-type GuardArgs = { context: CampaignContext; event: CampaignEvent };
+import { LEASE_SEND_MARGIN_MS, LEASE_TTL_BOUNDS, READBACK_FRESH_MS, TERMINAL_TASK_STATES } from './campaign.types.js';
 
 const instant = (iso: string): number => Date.parse(iso);
+
+// ---- the lease --------------------------------------------------------------------------------
 
 /** The readback names us, with this epoch, and had not expired when it was read. */
 export function readbackShowsOurLease(controllerId: string, epoch: number | null, readback: LeaseReadback | null): boolean {
@@ -27,39 +32,72 @@ export function readbackShowsOurLease(controllerId: string, epoch: number | null
   return readback.holder === controllerId && readback.epoch === epoch && instant(readback.expiresAt) > instant(readback.readAt);
 }
 
-/** Taken for this decision: not older than READBACK_FRESH_MS, and not from the future. */
-export function readbackIsFresh(readback: LeaseReadback | null, now: string): boolean {
+/** Taken for this decision: not older than READBACK_FRESH_MS at `at`, and not from the future. */
+export function readbackIsFresh(readback: LeaseReadback | null, at: string): boolean {
   if (readback === null) return false;
-  const age = instant(now) - instant(readback.readAt);
+  const age = instant(at) - instant(readback.readAt);
   return Number.isFinite(age) && age >= 0 && age <= READBACK_FRESH_MS;
 }
 
-const ourEpoch = (context: CampaignContext): number | null => context.lease?.epoch ?? null;
+/** Our lease copy has not expired at `now` (a copy is never proof; a readback is). */
+export const leaseUnexpiredAt = (lease: OurLease | null, now: string): boolean => lease !== null && instant(lease.expiresAt) > instant(now);
+
+/**
+ * Renew while at least two heartbeats remain before expiry, or half the TTL if that is longer:
+ * one missed beat never lets the lease lapse.
+ */
+export function leaseDueForRenewal(lease: OurLease | null, now: string, cadenceMs: number): boolean {
+  if (lease === null) return false;
+  const remaining = instant(lease.expiresAt) - instant(now);
+  return remaining <= Math.max((lease.ttlSeconds * 1000) / 2, 2.2 * cadenceMs);
+}
+
+/**
+ * A readback judges our lease only if its read was sent after the remote last confirmed the
+ * lease (a read in flight across a claim or renewal predates it); then it must show us.
+ */
+export function readbackShowsLeaseLost(context: CampaignContext, readback: LeaseReadback | null, requestedAt: string): boolean {
+  const lease = context.lease;
+  if (lease === null || instant(requestedAt) < instant(lease.confirmedAt)) return false;
+  return !readbackShowsOurLease(context.controllerId, lease.epoch, readback);
+}
+
+/** The readback taken before journaling is still fresh at the send, and the lease outlives the request. */
+export function leaseOutlivesSend(readback: LeaseReadback | null, sendAt: string): boolean {
+  return readbackIsFresh(readback, sendAt) && readback !== null && instant(readback.expiresAt) - instant(sendAt) >= LEASE_SEND_MARGIN_MS;
+}
+
+export const ttlWithinBounds = (ttlSeconds: number): boolean =>
+  Number.isInteger(ttlSeconds) && ttlSeconds >= LEASE_TTL_BOUNDS.min && ttlSeconds <= LEASE_TTL_BOUNDS.max;
+
+// ---- the remote ----------------------------------------------------------------------------
+
+const CAPABILITY_OF = { submit: 'submit', intervene: 'intervene', cancel: 'cancel', release: 'release' } as const;
+
+/** The remote advertises this mutation and fences it by epoch (else nothing may be sent). */
+export const remoteAllowsMutation = (capabilities: RemoteCapabilities | null, kind: MutateEvent['mutation']['kind']): boolean =>
+  capabilities !== null && capabilities.epochEnforced && capabilities[CAPABILITY_OF[kind]];
+
+/** A claim needs the lease operations and epoch fencing: a lease the remote cannot fence is no lease. */
+export const remoteAllowsClaim = (capabilities: RemoteCapabilities | null): boolean =>
+  capabilities !== null && capabilities.claim && capabilities.renew && capabilities.epochEnforced;
 
 /** A bound task that is not (known to be) terminal is an attempt still running. */
 export function attemptRunning(boundTaskState: string | null): boolean {
   return boundTaskState !== null && !(TERMINAL_TASK_STATES as readonly string[]).includes(boundTaskState);
 }
 
-// ---- mutation guards: every one must hold for MUTATE to reach `relaying` ----------------------
+/** Where the mutation acts must be known: a context for submit/release, a task for intervene/cancel. */
+export function bindingFitsMutation(event: Pick<MutateEvent, 'mutation' | 'binding'>, lease: OurLease | null): boolean {
+  const { kind } = event.mutation;
+  if (kind === 'intervene' || kind === 'cancel') return event.binding.taskId !== null;
+  return (lease?.contextId ?? event.binding.contextId) !== null;
+}
 
-/** The ordered rules of a mutation, each with the stable code a refusal reports. */
-export const MUTATION_RULES = [
-  // First: a concurrent request is refused before anything else is looked at (no I/O at all).
-  { guard: 'noMutationInFlight', code: 'mutation_in_progress', holds: (_c, e) => !e.mutationInFlight },
-  { guard: 'readbackFresh', code: 'readback_stale', holds: (_c, e) => readbackIsFresh(e.readback, e.now) },
-  { guard: 'leaseValidForEpoch', code: 'lease_not_held', holds: (c, e) => readbackShowsOurLease(c.controllerId, ourEpoch(c), e.readback) },
-  { guard: 'remoteEnforcesEpochs', code: 'unsupported_capability', holds: (_c, e) => e.epochEnforced },
-  { guard: 'requestedEpochMatchesLease', code: 'lease_stale_epoch', holds: (c, e) => e.epoch === ourEpoch(c) },
-  { guard: 'approvalValid', code: 'approval_required', holds: (c, e) => operatorApproved(e) || reviewFreshForEvent(c, e) },
-  // One remote attempt at a time: the operator cancels (and observes the end) before submitting.
-  { guard: 'noAttemptRunning', code: 'attempt_running', holds: (_c, e) => e.mutation.kind !== 'submit' || !attemptRunning(e.boundTaskState) },
-  { guard: 'attemptBoundNotExceeded', code: 'attempt_limit_reached', holds: (c, e) => e.mutation.kind !== 'submit' || c.attemptsSubmitted < c.maxAttempts },
-  { guard: 'noOpenIntent', code: 'intent_unresolved', holds: (c) => c.pendingIntent === null },
-] as const satisfies readonly { guard: string; code: string; holds: (c: CampaignContext, e: MutateEvent) => boolean }[];
+// ---- approval --------------------------------------------------------------------------------
 
 /** An explicit action by an authenticated person (the API puts the principal here). */
-export function operatorApproved(event: MutateEvent): boolean {
+export function operatorApproved(event: Pick<MutateEvent, 'approval'>): boolean {
   return event.approval.kind === 'operator' && event.approval.principal.length > 0;
 }
 
@@ -67,7 +105,7 @@ export function operatorApproved(event: MutateEvent): boolean {
  * A Reviewer verdict authorizes only if it approves and names the event that last woke Argus:
  * an older review (for an earlier event) is stale, whatever it says.
  */
-export function reviewFreshForEvent(context: CampaignContext, event: MutateEvent): boolean {
+export function reviewFreshForEvent(context: CampaignContext, event: Pick<MutateEvent, 'approval'>): boolean {
   const { approval } = event;
   return (
     approval.kind === 'review' &&
@@ -77,68 +115,46 @@ export function reviewFreshForEvent(context: CampaignContext, event: MutateEvent
   );
 }
 
-type MutationRuleName = (typeof MUTATION_RULES)[number]['guard'];
+// ---- the heartbeat -----------------------------------------------------------------------------
 
-/** A machine guard for one mutation rule (false for any event other than MUTATE). */
-function onMutate(name: MutationRuleName) {
-  const rule = MUTATION_RULES.find((r) => r.guard === name)!;
-  return ({ context, event }: GuardArgs): boolean => event.type === 'MUTATE' && rule.holds(context, event);
+/** The backoff after failed reads has not elapsed at `nowMs`. */
+export const backingOff = (context: CampaignContext, nowMs: number): boolean =>
+  context.readFailures.nextReadAt !== null && instant(context.readFailures.nextReadAt) > nowMs;
+
+/** A task is bound and, unless an operator asked (force), the backoff is over. */
+export const readDue = (context: CampaignContext, tick: TickEvent): boolean =>
+  tick.binding.taskId !== null && (tick.force === true || !backingOff(context, instant(tick.now)));
+
+/** Same material fingerprint as the last view, and no failure streak to end: nothing to do. */
+export const statusUnchanged = (context: CampaignContext, output: ReadStatusOutput): boolean =>
+  output.ok && context.remote !== null && output.fingerprint === context.remote.fingerprint && context.readFailures.consecutive === 0;
+
+// ---- effect answers -------------------------------------------------------------------------
+
+export function claimConfirmedByReadback(context: CampaignContext, output: ClaimLeaseOutput): boolean {
+  const { claimed, readback } = output;
+  return (
+    claimed !== null &&
+    output.contextId !== null &&
+    claimed.holder === context.controllerId &&
+    readbackShowsOurLease(context.controllerId, claimed.epoch, readback)
+  );
 }
 
-// ---- observation guards ------------------------------------------------------------------
+export const renewalConfirmsLease = (context: CampaignContext, output: RenewLeaseOutput): boolean =>
+  readbackShowsOurLease(context.controllerId, context.lease?.epoch ?? null, output.lease);
 
-const observed = (event: CampaignEvent): RemoteObservedEvent | null => (event.type === 'REMOTE_OBSERVED' ? event : null);
+export const leaseReadFailed = (output: ReadLeaseOutput): boolean => output.code !== null;
 
-/** Authority is lost when this tick's readback does not show our lease (or shows none). */
-export function readbackShowsLeaseLost(context: CampaignContext, event: RemoteObservedEvent): boolean {
-  return !readbackShowsOurLease(context.controllerId, ourEpoch(context), event.readback);
-}
+export const readbackShowsUs = (context: CampaignContext, output: ReadLeaseOutput): boolean =>
+  readbackShowsOurLease(context.controllerId, context.lease?.epoch ?? null, output.readback);
 
-// ---- the guard table handed to setup() ----------------------------------------------------
+export const journaledInTime = (context: CampaignContext, output: JournalIntentOutput): boolean =>
+  leaseOutlivesSend(context.pendingIntent?.readback ?? null, output.journaledAt);
 
-export const campaignGuards = {
-  readbackFresh: onMutate('readbackFresh'),
-  leaseValidForEpoch: onMutate('leaseValidForEpoch'),
-  remoteEnforcesEpochs: onMutate('remoteEnforcesEpochs'),
-  requestedEpochMatchesLease: onMutate('requestedEpochMatchesLease'),
-  operatorApproved: ({ event }: GuardArgs) => event.type === 'MUTATE' && operatorApproved(event),
-  reviewFreshForEvent: ({ context, event }: GuardArgs) => event.type === 'MUTATE' && reviewFreshForEvent(context, event),
-  attemptBoundNotExceeded: onMutate('attemptBoundNotExceeded'),
-  noOpenIntent: ({ context }: GuardArgs) => context.pendingIntent === null,
-  noMutationInFlight: onMutate('noMutationInFlight'),
-  noAttemptRunning: onMutate('noAttemptRunning'),
-  intentOpen: ({ context }: GuardArgs) => context.pendingIntent !== null,
+export const relayApplied = (output: RelayMutationOutput): boolean => output.outcome === 'applied';
+export const relayRejectedForLease = (output: RelayMutationOutput): boolean => output.outcome === 'rejected' && output.leaseLost;
+export const relayRejected = (output: RelayMutationOutput): boolean => output.outcome === 'rejected';
 
-  ttlWithinBounds: ({ event }: GuardArgs) =>
-    event.type === 'OPERATOR_CLAIM' && Number.isInteger(event.ttlSeconds) && event.ttlSeconds >= LEASE_TTL_BOUNDS.min && event.ttlSeconds <= LEASE_TTL_BOUNDS.max,
-
-  readbackShowsLeaseLost: ({ context, event }: GuardArgs) => {
-    const obs = observed(event);
-    return obs !== null && readbackShowsLeaseLost(context, obs);
-  },
-  remoteReportsBlocked: ({ event }: GuardArgs) => observed(event)?.events.some((e) => e.class === 'BLOCKED') ?? false,
-  observationWakesArgus: ({ event }: GuardArgs) => observed(event)?.wakes.some((w) => w.target === 'argus') ?? false,
-  /** The remote asked, and is no longer blocked: someone answered it elsewhere. */
-  remoteQuestionWithdrawn: ({ context, event }: GuardArgs) => {
-    const obs = observed(event);
-    return obs !== null && !obs.remoteBlocked && context.pendingQuestion?.source === 'remote';
-  },
-  answerMatchesQuestion: ({ context, event }: GuardArgs) =>
-    event.type === 'OPERATOR_ANSWER' && context.pendingQuestion !== null && event.questionKey === context.pendingQuestion.key,
-  foremanWantsArgus: ({ event }: GuardArgs) => event.type === 'FOREMAN_ASSESSED' && event.wakeArgus,
-
-  // Effect results arrive as params (typed from the done event at the transition).
-  claimConfirmedByReadback: ({ context }: GuardArgs, params: { result: ClaimLeaseOutput }) => {
-    const { claimed, readback } = params.result;
-    return claimed !== null && claimed.holder === context.controllerId && readbackShowsOurLease(context.controllerId, claimed.epoch, readback);
-  },
-  renewalConfirmsLease: ({ context }: GuardArgs, params: { result: RenewLeaseOutput }) =>
-    readbackShowsOurLease(context.controllerId, ourEpoch(context), params.result.lease),
-  relayApplied: (_: GuardArgs, params: { result: RelayMutationOutput }) => params.result.outcome === 'applied',
-  relayAppliedRelease: ({ context }: GuardArgs, params: { result: RelayMutationOutput }) =>
-    params.result.outcome === 'applied' && context.pendingIntent?.kind === 'release',
-  relayRejectedForLease: (_: GuardArgs, params: { result: RelayMutationOutput }) => params.result.outcome === 'rejected' && params.result.leaseLost,
-  relayRejected: (_: GuardArgs, params: { result: RelayMutationOutput }) => params.result.outcome === 'rejected',
-  intentSettledByReadback: ({ context }: GuardArgs, params: { result: ReadBackIntentOutput }) =>
-    params.result.status !== 'unavailable' && params.result.requestId === context.pendingIntent?.requestId,
-};
+export const intentSettledByReadback = (context: CampaignContext, output: ReadBackIntentOutput): boolean =>
+  output.status !== 'unavailable' && output.requestId === context.pendingIntent?.requestId;

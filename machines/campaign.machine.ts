@@ -1,39 +1,30 @@
 /**
- * The campaign: who holds authority over the remote task (authority region) and whether a
- * person or Argus is needed (attention region), side by side. Read it as the spec:
+ * The campaign: who holds authority over the remote task (authority), whether a person or Argus
+ * is needed (attention), and the status read (heartbeat), side by side. Read it as the spec:
  *
- * - A mutation is relayed only from `controlling.ready`, and only when every named rule holds.
+ * - The heartbeat scheduler only sends TICK; the chart decides to read, and what the read means.
+ *   An unchanged read changes nothing but `LEASE_READBACK`, which judges the lease.
+ * - A mutation is relayed only from `controlling.ready`, only when every rule of its table holds,
+ *   after a fresh lease readback, after its intent is journaled, and only if the lease still
+ *   outlives the send. Only the relay's own answer leaves `relaying`.
  * - Claim is only ever an explicit operator event, confirmed by a readback that shows us.
  * - Losing the lease enters `control-lost`, which emits CONTROL_LOST exactly once (on entry).
  * - An ambiguous relay enters `ambiguous-intent`; only a readback by request id leaves it, and
  *   it leaves to `observing` (never back to control, never a resend).
- * - The heartbeat is outside: the machine hears REMOTE_OBSERVED / REMOTE_UNAVAILABLE.
- * - Snapshots are persisted only when no effect is in flight (`isQuiescent`): XState re-runs
- *   an in-flight promise actor on restore, and a relay must never run twice.
+ * - Snapshots are persisted only when no effect is in flight (`isQuiescent`): XState re-runs an
+ *   in-flight promise actor on restore, and a relay must never run twice. A status read is not
+ *   such an effect: re-running it only reads.
  * @module
  */
-import { and, assign, emit, enqueueActions, not, or, setup, stateIn } from 'xstate';
-import { campaignActors } from './campaign.actors.js';
-import { campaignGuards } from './campaign.guards.js';
-import {
-  DEFAULT_CONTROLLER_ID,
-  DEFAULT_MAX_ATTEMPTS,
-  MAX_ATTEMPTS_BOUNDS,
-  type CampaignContext,
-  type CampaignEmitted,
-  type CampaignEvent,
-  type CampaignInput,
-  type LeaseReadback,
-} from './campaign.types.js';
-import type { WakeRequest } from './vocabulary.js';
+import { and } from 'xstate';
+import { controllingState } from './campaign.controlling.js';
+import { AUTHORITY, ATTENTION, CLOSED, campaignSetup, EFFECT_IN_FLIGHT, PAUSED, rulesOf } from './campaign.setup.js';
+import { DEFAULT_CONTROLLER_ID, DEFAULT_MAX_ATTEMPTS, MAX_ATTEMPTS_BOUNDS, type CampaignContext, type CampaignInput } from './campaign.types.js';
 
 export { CAMPAIGN_MACHINE_VERSION, checkRestorable, isQuiescent } from './campaign.version.js';
 export type * from './campaign.types.js';
 
-const AUTHORITY = '#campaign.active.authority';
-const ATTENTION = '#campaign.active.attention';
-/** Tag on every state with an invoked effect: never persist a snapshot while it is active. */
-export const EFFECT_IN_FLIGHT = 'effect-in-flight';
+export { EFFECT_IN_FLIGHT } from './campaign.setup.js';
 
 export function initialCampaignContext(input: CampaignInput): CampaignContext {
   const maxAttempts = input.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
@@ -44,6 +35,7 @@ export function initialCampaignContext(input: CampaignInput): CampaignContext {
   return {
     campaignId: input.campaignId,
     controllerId: input.controllerId ?? DEFAULT_CONTROLLER_ID,
+    createdAt: input.createdAt ?? new Date(0).toISOString(),
     maxAttempts,
     attemptsSubmitted: 0,
     lease: null,
@@ -52,103 +44,19 @@ export function initialCampaignContext(input: CampaignInput): CampaignContext {
     pendingIntent: null,
     pendingQuestion: null,
     lastErrorCode: null,
-    remoteReachable: true,
-    wakes: { argus: 0, foreman: 0, lastArgusEventKey: null },
+    remote: null,
+    readFailures: { consecutive: 0, nextReadAt: null, criticalRaised: false },
+    wakes: { lastArgusEventKey: null },
   };
 }
 
-
-
-export const campaignMachine = setup({
-  types: {
-    context: {} as CampaignContext,
-    events: {} as CampaignEvent,
-    input: {} as CampaignInput,
-    emitted: {} as CampaignEmitted,
-    tags: {} as typeof EFFECT_IN_FLIGHT,
-  },
-  actors: campaignActors,
-  guards: {
-    ...campaignGuards,
-    // Pausing or closing mid-relay would abort it and manufacture an ambiguous intent.
-    notRelaying: not(stateIn(`${AUTHORITY}.controlling.relaying`)),
-  },
-  actions: {
-    noteError: assign((_, params: { code: string }) => ({ lastErrorCode: params.code })),
-    dropLease: assign(({ context }) => ({
-      lease: null,
-      lastEpoch: context.lease?.epoch ?? context.lastEpoch,
-      lastHeldSince: context.lease?.heldSince ?? context.lastHeldSince,
-    })),
-    // A claim starts a new hold; a renewal extends the one we have.
-    adoptLease: assign(({ context }, params: { lease: LeaseReadback | null }) => ({
-      lease: params.lease
-        ? { epoch: params.lease.epoch, expiresAt: params.lease.expiresAt, heldSince: context.lease?.heldSince ?? params.lease.readAt }
-        : null,
-    })),
-    openIntent: assign(({ event }) => (event.type === 'MUTATE' ? { pendingIntent: { requestId: event.requestId, kind: event.mutation.kind } } : {})),
-    adoptIntentInDoubt: assign(({ context, event }) =>
-      event.type === 'INTENT_IN_DOUBT' ? { pendingIntent: context.pendingIntent ?? { requestId: event.requestId, kind: event.kind } } : {},
-    ),
-    settleIntent: assign(({ context }, params: { applied: boolean }) => ({
-      pendingIntent: null,
-      attemptsSubmitted: context.attemptsSubmitted + (params.applied && context.pendingIntent?.kind === 'submit' ? 1 : 0),
-    })),
-    emitControlLost: emit(({ context }) => ({
-      type: 'CONTROL_LOST' as const,
-      campaignId: context.campaignId,
-      reason: context.lastErrorCode ?? 'lease_lost',
-      epoch: context.lastEpoch,
-      heldSince: context.lastHeldSince,
-    })),
-    emitIntentAmbiguous: enqueueActions(({ context, enqueue }) => {
-      const intent = context.pendingIntent;
-      if (intent) enqueue.emit({ type: 'INTENT_AMBIGUOUS', campaignId: context.campaignId, requestId: intent.requestId, kind: intent.kind });
-    }),
-    recordObservation: assign({ remoteReachable: true }),
-    recordReadFailure: assign({ remoteReachable: false, lastErrorCode: 'remote_unavailable' }),
-    recordWakes: enqueueActions(({ context, event, enqueue }) => {
-      const wakes: WakeRequest[] = [];
-      if (event.type === 'REMOTE_OBSERVED') wakes.push(...event.wakes);
-      if (event.type === 'OPERATOR_ANSWER') {
-        wakes.push({ target: 'argus', reason: 'operator_answered', eventClass: null, dedupeKey: `answer:${event.questionKey}` });
-      }
-      if (event.type === 'FOREMAN_ASSESSED' && event.wakeArgus) {
-        wakes.push({ target: 'argus', reason: 'foreman_directive', eventClass: null, dedupeKey: `foreman:${event.eventKey}` });
-      }
-      if (wakes.length === 0) return;
-      let { argus, foreman, lastArgusEventKey } = context.wakes;
-      for (const wake of wakes) {
-        if (wake.target === 'argus') {
-          argus += 1;
-          lastArgusEventKey = wake.dedupeKey;
-        } else {
-          foreman += 1;
-        }
-        enqueue.emit({ type: 'WAKE_REQUESTED', campaignId: context.campaignId, wake });
-      }
-      enqueue.assign({ wakes: { argus, foreman, lastArgusEventKey } });
-    }),
-    holdQuestion: assign(({ event }) => {
-      if (event.type === 'ARGUS_ASKED') return { pendingQuestion: { key: event.questionKey, text: event.question, source: 'argus' as const } };
-      const blocked = event.type === 'REMOTE_OBSERVED' ? event.events.find((e) => e.class === 'BLOCKED') : undefined;
-      return blocked ? { pendingQuestion: { key: blocked.dedupeKey, text: blocked.question ?? '', source: 'remote' as const } } : {};
-    }),
-    clearQuestion: assign({ pendingQuestion: null }),
-  },
-}).createMachine({
+export const campaignMachine = campaignSetup.createMachine({
   id: 'campaign',
   context: ({ input }) => initialCampaignContext(input),
   initial: 'active',
   states: {
     active: {
       type: 'parallel',
-      on: {
-        PAUSE: { guard: 'notRelaying', target: 'paused' },
-        CLOSE: { guard: 'notRelaying', target: 'closed' },
-        // Record only: a failed read is never a failed attempt.
-        REMOTE_UNAVAILABLE: { actions: 'recordReadFailure' },
-      },
       states: {
         authority: {
           initial: 'observing',
@@ -157,147 +65,54 @@ export const campaignMachine = setup({
             INTENT_IN_DOUBT: { target: '.ambiguous-intent', actions: 'adoptIntentInDoubt' },
           },
           states: {
-            observing: {
-              on: { OPERATOR_CLAIM: { guard: and(['ttlWithinBounds', 'noOpenIntent']), target: 'claiming' } },
+            observing: { on: {
+                OPERATOR_CLAIM: { guard: rulesOf('OPERATOR_CLAIM'), target: 'claiming' },
+                PAUSE: { target: PAUSED },
+                CLOSE: { guard: rulesOf('CLOSE'), target: CLOSED },
+              },
             },
             claiming: {
               tags: EFFECT_IN_FLIGHT,
               invoke: {
                 id: 'claimLease',
                 src: 'claimLease',
-                input: ({ context, event }) => ({
-                  campaignId: context.campaignId,
-                  controllerId: context.controllerId,
-                  ttlSeconds: event.type === 'OPERATOR_CLAIM' ? event.ttlSeconds : 0,
-                }),
+                input: ({ context, event }) => {
+                  if (event.type !== 'OPERATOR_CLAIM') throw new Error('claimLease is entered only by OPERATOR_CLAIM');
+                  return { campaignId: context.campaignId, controllerId: context.controllerId, ttlSeconds: event.ttlSeconds, binding: event.binding };
+                },
                 onDone: [
                   {
-                    guard: { type: 'claimConfirmedByReadback', params: ({ event }) => ({ result: event.output }) },
+                    guard: { type: 'claimConfirmedByReadback', params: ({ event }) => ({ output: event.output }) },
                     target: 'controlling',
-                    actions: { type: 'adoptLease', params: ({ event }) => ({ lease: event.output.readback }) },
+                    actions: [
+                      { type: 'adoptClaim', params: ({ event }) => ({ output: event.output }) },
+                      { type: 'emitClaimSettled', params: { granted: true, code: null } },
+                      { type: 'emitContextLearned', params: ({ event }) => ({ contextId: event.output.contextId }) },
+                    ],
                   },
-                  { target: 'observing', actions: { type: 'noteError', params: { code: 'claim_not_confirmed' } } },
+                  {
+                    target: 'observing',
+                    actions: [
+                      { type: 'noteError', params: ({ event }) => ({ code: event.output.code ?? 'claim_not_confirmed' }) },
+                      { type: 'emitClaimSettled', params: ({ event }) => ({ granted: false, code: event.output.code ?? 'claim_not_confirmed' }) },
+                    ],
+                  },
                 ],
-                onError: { target: 'observing', actions: { type: 'noteError', params: { code: 'claim_failed' } } },
-              },
-            },
-            controlling: {
-              initial: 'ready',
-              // Whatever way we leave, the local lease goes with us: it was never proof anyway.
-              exit: 'dropLease',
-              states: {
-                ready: {
-                  on: {
-                    MUTATE: {
-                      guard: and([
-                        'noMutationInFlight',
-                        'readbackFresh',
-                        'leaseValidForEpoch',
-                        'remoteEnforcesEpochs',
-                        'requestedEpochMatchesLease',
-                        or(['operatorApproved', 'reviewFreshForEvent']),
-                        'attemptBoundNotExceeded',
-                        'noOpenIntent',
-                        'noAttemptRunning',
-                      ]),
-                      target: 'relaying',
-                      actions: 'openIntent',
-                    },
-                    RENEW_DUE: { target: 'renewing' },
-                    REMOTE_OBSERVED: {
-                      guard: 'readbackShowsLeaseLost',
-                      target: `${AUTHORITY}.control-lost`,
-                      actions: { type: 'noteError', params: { code: 'lease_lost_readback' } },
-                    },
-                  },
-                },
-                renewing: {
-                  tags: EFFECT_IN_FLIGHT,
-                  invoke: {
-                    id: 'renewLease',
-                    src: 'renewLease',
-                    input: ({ context, event }) => ({
-                      campaignId: context.campaignId,
-                      controllerId: context.controllerId,
-                      epoch: context.lease?.epoch ?? -1,
-                      ttlSeconds: event.type === 'RENEW_DUE' ? event.ttlSeconds : 0,
-                    }),
-                    onDone: [
-                      {
-                        guard: { type: 'renewalConfirmsLease', params: ({ event }) => ({ result: event.output }) },
-                        target: 'ready',
-                        actions: { type: 'adoptLease', params: ({ event }) => ({ lease: event.output.lease }) },
-                      },
-                      { target: `${AUTHORITY}.control-lost`, actions: { type: 'noteError', params: { code: 'renewal_rejected' } } },
-                    ],
-                    onError: { target: `${AUTHORITY}.control-lost`, actions: { type: 'noteError', params: { code: 'renewal_failed' } } },
-                  },
-                  on: {
-                    REMOTE_OBSERVED: {
-                      guard: 'readbackShowsLeaseLost',
-                      target: `${AUTHORITY}.control-lost`,
-                      actions: { type: 'noteError', params: { code: 'lease_lost_readback' } },
-                    },
-                  },
-                },
-                // Only the relay's own answer leaves this state. Snapshots are never saved here, so a
-                // restore never lands in it: an unsettled journal entry restores into ambiguous-intent.
-                relaying: {
-                  tags: EFFECT_IN_FLIGHT,
-                  invoke: {
-                    id: 'relayMutation',
-                    src: 'relayMutation',
-                    input: ({ context, event }) => {
-                      if (event.type !== 'MUTATE') throw new Error('relayMutation is entered only by MUTATE');
-                      return {
-                        campaignId: context.campaignId,
-                        controllerId: context.controllerId,
-                        epoch: event.epoch,
-                        requestId: event.requestId,
-                        mutation: event.mutation,
-                      };
-                    },
-                    onDone: [
-                      {
-                        guard: { type: 'relayAppliedRelease', params: ({ event }) => ({ result: event.output }) },
-                        target: `${AUTHORITY}.observing`,
-                        actions: { type: 'settleIntent', params: { applied: true } },
-                      },
-                      {
-                        guard: { type: 'relayApplied', params: ({ event }) => ({ result: event.output }) },
-                        target: 'ready',
-                        actions: { type: 'settleIntent', params: { applied: true } },
-                      },
-                      {
-                        guard: { type: 'relayRejectedForLease', params: ({ event }) => ({ result: event.output }) },
-                        target: `${AUTHORITY}.control-lost`,
-                        actions: [
-                          { type: 'settleIntent', params: { applied: false } },
-                          { type: 'noteError', params: ({ event }) => ({ code: 'code' in event.output ? event.output.code : 'relay_rejected' }) },
-                        ],
-                      },
-                      {
-                        guard: { type: 'relayRejected', params: ({ event }) => ({ result: event.output }) },
-                        target: 'ready',
-                        actions: [
-                          { type: 'settleIntent', params: { applied: false } },
-                          { type: 'noteError', params: ({ event }) => ({ code: 'code' in event.output ? event.output.code : 'relay_rejected' }) },
-                        ],
-                      },
-                      // Anything else may have been applied: keep the intent, never resend.
-                      {
-                        target: `${AUTHORITY}.ambiguous-intent`,
-                        actions: { type: 'noteError', params: ({ event }) => ({ code: 'code' in event.output ? event.output.code : 'relay_ambiguous' }) },
-                      },
-                    ],
-                    onError: { target: `${AUTHORITY}.ambiguous-intent`, actions: { type: 'noteError', params: { code: 'relay_crashed' } } },
-                  },
+                onError: {
+                  target: 'observing',
+                  actions: [
+                    { type: 'noteError', params: { code: 'claim_failed' } },
+                    { type: 'emitClaimSettled', params: { granted: false, code: 'claim_failed' } },
+                  ],
                 },
               },
             },
-            'control-lost': {
-              entry: 'emitControlLost',
-              on: { OPERATOR_CLAIM: { guard: and(['ttlWithinBounds', 'noOpenIntent']), target: 'claiming' } },
+            controlling: controllingState,
+            'control-lost': { entry: 'emitControlLost', on: {
+                OPERATOR_CLAIM: { guard: rulesOf('OPERATOR_CLAIM'), target: 'claiming' },
+                PAUSE: { target: PAUSED },
+                CLOSE: { guard: rulesOf('CLOSE'), target: CLOSED },
+              },
             },
             'ambiguous-intent': {
               initial: 'unresolved',
@@ -305,18 +120,31 @@ export const campaignMachine = setup({
               // Already in doubt: record, but do not re-enter (no second emission).
               on: { INTENT_IN_DOUBT: { actions: 'adoptIntentInDoubt' } },
               states: {
-                unresolved: { on: { RESOLVE_INTENT: { target: 'resolving' } } },
+                unresolved: { on: { RESOLVE_INTENT: { target: 'resolving' }, PAUSE: { target: PAUSED } } },
                 resolving: {
                   tags: EFFECT_IN_FLIGHT,
                   invoke: {
                     id: 'readBackIntent',
                     src: 'readBackIntent',
-                    input: ({ context }) => ({ campaignId: context.campaignId, requestId: context.pendingIntent?.requestId ?? '' }),
+                    input: ({ context, event }) => ({
+                      campaignId: context.campaignId,
+                      requestId: context.pendingIntent?.requestId ?? '',
+                      kind: context.pendingIntent?.kind ?? 'submit',
+                      readbackSupported: event.type === 'RESOLVE_INTENT' && event.capabilities?.requestReadback === true,
+                    }),
                     onDone: [
                       {
-                        guard: { type: 'intentSettledByReadback', params: ({ event }) => ({ result: event.output }) },
+                        guard: { type: 'intentSettledByReadback', params: ({ event }) => ({ output: event.output }) },
                         target: `${AUTHORITY}.observing`,
-                        actions: { type: 'settleIntent', params: ({ event }) => ({ applied: event.output.status === 'applied' }) },
+                        actions: {
+                          type: 'settleIntent',
+                          params: ({ event }) => ({
+                            status: event.output.status === 'applied' ? 'applied' : 'not_applied',
+                            code: null,
+                            settledBy: 'readback',
+                            taskId: event.output.taskId,
+                          }),
+                        },
                       },
                       { target: 'unresolved', actions: { type: 'noteError', params: { code: 'intent_unresolvable' } } },
                     ],
@@ -333,19 +161,19 @@ export const campaignMachine = setup({
             idle: {
               on: {
                 REMOTE_OBSERVED: [
-                  { guard: 'remoteReportsBlocked', target: 'needs-you', actions: ['recordObservation', 'recordWakes', 'holdQuestion'] },
-                  { guard: 'observationWakesArgus', target: 'awaiting-review', actions: ['recordObservation', 'recordWakes'] },
-                  { actions: ['recordObservation', 'recordWakes'] },
+                  { guard: 'remoteReportsBlocked', target: 'needs-you', actions: ['recordWakes', 'holdQuestion'] },
+                  { guard: 'observationWakesArgus', target: 'awaiting-review', actions: 'recordWakes' },
+                  { actions: 'recordWakes' },
                 ],
                 FOREMAN_ASSESSED: { guard: 'foremanWantsArgus', target: 'awaiting-review', actions: 'recordWakes' },
               },
             },
-            // Placeholder: a later issue invokes the Foreman assessment and the Argus turn here.
+            // Placeholder: the next step invokes the Foreman assessment and the Argus turn here.
             'awaiting-review': {
               on: {
                 REMOTE_OBSERVED: [
-                  { guard: 'remoteReportsBlocked', target: 'needs-you', actions: ['recordObservation', 'recordWakes', 'holdQuestion'] },
-                  { actions: ['recordObservation', 'recordWakes'] },
+                  { guard: 'remoteReportsBlocked', target: 'needs-you', actions: ['recordWakes', 'holdQuestion'] },
+                  { actions: 'recordWakes' },
                 ],
                 FOREMAN_ASSESSED: { guard: 'foremanWantsArgus', actions: 'recordWakes' },
                 ARGUS_ASKED: { target: 'needs-you', actions: 'holdQuestion' },
@@ -355,16 +183,12 @@ export const campaignMachine = setup({
             'needs-you': {
               on: {
                 // The answer is a decision boundary for Argus.
-                OPERATOR_ANSWER: { guard: 'answerMatchesQuestion', target: 'awaiting-review', actions: ['recordWakes', 'clearQuestion'] },
+                OPERATOR_ANSWER: { guard: rulesOf('OPERATOR_ANSWER'), target: 'awaiting-review', actions: ['recordWakes', 'clearQuestion'] },
                 REMOTE_OBSERVED: [
-                  { guard: 'remoteReportsBlocked', actions: ['recordObservation', 'recordWakes', 'holdQuestion'] },
-                  {
-                    guard: and(['remoteQuestionWithdrawn', 'observationWakesArgus']),
-                    target: 'awaiting-review',
-                    actions: ['recordObservation', 'recordWakes', 'clearQuestion'],
-                  },
-                  { guard: 'remoteQuestionWithdrawn', target: 'idle', actions: ['recordObservation', 'recordWakes', 'clearQuestion'] },
-                  { actions: ['recordObservation', 'recordWakes'] },
+                  { guard: 'remoteReportsBlocked', actions: ['recordWakes', 'holdQuestion'] },
+                  { guard: and(['remoteQuestionWithdrawn', 'observationWakesArgus']), target: 'awaiting-review', actions: ['recordWakes', 'clearQuestion'] },
+                  { guard: 'remoteQuestionWithdrawn', target: 'idle', actions: ['recordWakes', 'clearQuestion'] },
+                  { actions: 'recordWakes' },
                 ],
                 FOREMAN_ASSESSED: { guard: 'foremanWantsArgus', actions: 'recordWakes' },
               },
@@ -372,18 +196,50 @@ export const campaignMachine = setup({
             'before-pause': { type: 'history' },
           },
         },
+        heartbeat: {
+          initial: 'idle',
+          states: {
+            idle: { on: { TICK: { guard: 'readDue', target: 'reading' } } },
+            reading: {
+              invoke: {
+                id: 'readStatus',
+                src: 'readStatus',
+                input: ({ context, event }) => {
+                  if (event.type !== 'TICK' || event.binding.taskId === null) throw new Error('readStatus is entered only by a TICK with a bound task');
+                  return {
+                    campaignId: context.campaignId,
+                    controllerId: context.controllerId,
+                    taskId: event.binding.taskId,
+                    contextId: event.binding.contextId,
+                    previous: context.remote,
+                    readFailures: context.readFailures,
+                    createdAt: context.createdAt,
+                    cadenceMs: event.cadenceMs,
+                    now: event.now,
+                  };
+                },
+                onDone: [
+                  { guard: { type: 'statusUnchanged', params: ({ event }) => ({ output: event.output }) }, target: 'idle', actions: { type: 'settleUnchangedRead', params: ({ event }) => ({ output: event.output }) } },
+                  { guard: { type: 'statusRead', params: ({ event }) => ({ output: event.output }) }, target: 'idle', actions: { type: 'settleMaterialRead', params: ({ event }) => ({ output: event.output }) } },
+                  { target: 'idle', actions: { type: 'settleFailedRead', params: ({ event }) => ({ output: event.output }) } },
+                ],
+                onError: { target: 'idle', actions: { type: 'noteError', params: { code: 'read_crashed' } } },
+              },
+            },
+          },
+        },
       },
     },
-    // Polling and renewal stop; the remote lease expires unless released first.
+    // Reading and renewal stop; the remote lease expires unless released first.
     paused: {
       on: {
         // Resume only observes; an open intent keeps blocking from where it was.
         RESUME: [
-          { guard: 'intentOpen', target: [`${AUTHORITY}.ambiguous-intent`, `${ATTENTION}.before-pause`] },
-          { target: [`${AUTHORITY}.observing`, `${ATTENTION}.before-pause`] },
+          { guard: 'intentOpen', target: [`${AUTHORITY}.ambiguous-intent`, `${ATTENTION}.before-pause`], actions: 'clearBackoff' },
+          { target: [`${AUTHORITY}.observing`, `${ATTENTION}.before-pause`], actions: 'clearBackoff' },
         ],
         INTENT_IN_DOUBT: { actions: 'adoptIntentInDoubt' },
-        CLOSE: { target: 'closed' },
+        CLOSE: { guard: rulesOf('CLOSE'), target: CLOSED },
       },
     },
     closed: { type: 'final' },

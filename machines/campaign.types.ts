@@ -1,9 +1,13 @@
 /**
  * The campaign actor's words: context, input, the events it accepts, the events it emits and
  * the typed input/output of every effect it invokes. Plain data only, so a snapshot is JSON.
+ *
+ * The context is the one truth for everything the chart decides on (lease, attempts, question,
+ * remote view, read failures); the document keeps only what the chart never reads (outbox,
+ * journal, idempotency answers, the remote binding) beside the persisted snapshot.
  * @module
  */
-import type { SignificantEvent, WakeRequest } from './vocabulary.js';
+import type { PublicEventDraft, SignificantEvent, WakeRequest } from './vocabulary.js';
 
 export const DEFAULT_CONTROLLER_ID = 'argus-openoperator';
 export const DEFAULT_MAX_ATTEMPTS = 3;
@@ -11,9 +15,11 @@ export const MAX_ATTEMPTS_BOUNDS = { min: 1, max: 20 } as const;
 export const LEASE_TTL_BOUNDS = { min: 60, max: 3600 } as const;
 /**
  * How old a lease readback may be when a mutation is decided. A readback from an earlier tick
- * (cadence ≥ 60 s) is never fresh, so the services must read the lease again right before.
+ * (cadence ≥ 60 s) is never fresh, so the chart reads the lease again right before relaying.
  */
 export const READBACK_FRESH_MS = 30_000;
+/** A mutation is not sent when the lease has less than this left: it could lapse in flight. */
+export const LEASE_SEND_MARGIN_MS = 5_000;
 
 /** The four fenced mutations. Claim and renew are lease operations with their own actors. */
 export type MutationKind = 'submit' | 'intervene' | 'cancel' | 'release';
@@ -44,11 +50,24 @@ export interface OurLease {
   expiresAt: string;
   /** When this hold began (the claim's readback instant): names one hold, across renewals. */
   heldSince: string;
+  /** When the remote last confirmed it (claim or renewal readback): older readbacks cannot judge it. */
+  confirmedAt: string;
+  contextId: string;
+  ttlSeconds: number;
 }
 
+/**
+ * The mutation being handled, from the accepted MUTATE until its outcome (or, restored, the
+ * journaled intent in doubt: then only `requestId` and `kind` are known).
+ */
 export interface PendingIntent {
   requestId: string;
   kind: MutationKind;
+  epoch: number | null;
+  mutation: Mutation | null;
+  binding: BindingFacts | null;
+  /** The lease as read back right before journaling (the send-margin rule measures from it). */
+  readback: LeaseReadback | null;
 }
 
 export interface PendingQuestion {
@@ -56,6 +75,36 @@ export interface PendingQuestion {
   key: string;
   text: string;
   source: 'remote' | 'argus';
+  askedAt: string;
+}
+
+/**
+ * What the campaign remembers of its remote task between reads: only the material fields, and
+ * the fingerprint they were reduced from (an unchanged read costs one string comparison).
+ */
+export interface RemoteView {
+  taskId: string;
+  contextId: string;
+  state: 'submitted' | 'working' | 'input-required' | 'auth-required' | 'completed' | 'failed' | 'canceled' | 'rejected' | 'unknown';
+  stage: string | null;
+  /** Last revision seen; kept for dedupe and diagnostics, never material on its own. */
+  revision: number | null;
+  attempt: number | null;
+  attemptId: string | null;
+  artifactIds: string[];
+  lease: { contextId: string; holder: string; epoch: number; expiresAt: string; ttlSeconds: number } | null;
+  missionComplete: boolean;
+  latestAgentMessageDigest: string | null;
+  fingerprint: string;
+  observedAt: string;
+}
+
+export interface ReadFailures {
+  consecutive: number;
+  /** Before this instant the heartbeat's TICK does not read (backoff); an operator's observe does. */
+  nextReadAt: string | null;
+  /** The one CRITICAL of this failure streak has been published. */
+  criticalRaised: boolean;
 }
 
 /**
@@ -66,9 +115,24 @@ export type MutationApproval =
   | { kind: 'operator'; principal: string }
   | { kind: 'review'; decisionId: string; verdict: 'approved' | 'rejected'; eventKey: string };
 
+/** What discovery found the remote may do (null: not discovered, or no remote at all). */
+export interface RemoteCapabilities {
+  claim: boolean;
+  renew: boolean;
+  release: boolean;
+  submit: boolean;
+  intervene: boolean;
+  cancel: boolean;
+  /** The card declares `epochEnforcement: true` for the control extension. */
+  epochEnforced: boolean;
+  /** The remote can read a request id back (`request.get`): the only way to settle doubt. */
+  requestReadback: boolean;
+}
+
 export interface CampaignContext {
   campaignId: string;
   controllerId: string;
+  createdAt: string;
   maxAttempts: number;
   attemptsSubmitted: number;
   lease: OurLease | null;
@@ -79,29 +143,60 @@ export interface CampaignContext {
   pendingIntent: PendingIntent | null;
   pendingQuestion: PendingQuestion | null;
   lastErrorCode: string | null;
-  /** False after a failed read until the next successful observation. */
-  remoteReachable: boolean;
-  /** Counters only: the services persist the requests themselves (emitted WAKE_REQUESTED). */
-  wakes: { argus: number; foreman: number; lastArgusEventKey: string | null };
+  /** The last material view of the remote task (null before the first successful read). */
+  remote: RemoteView | null;
+  readFailures: ReadFailures;
+  /** The Reviewer gate ties a verdict to the event that last woke Argus. */
+  wakes: { lastArgusEventKey: string | null };
 }
 
 export interface CampaignInput {
   campaignId: string;
   controllerId?: string;
   maxAttempts?: number;
+  /** ISO; names the first outage when the remote was never read. Default: the epoch. */
+  createdAt?: string;
+}
+
+// ---- facts the services put on events --------------------------------------------------------
+
+/** Where the campaign acts: the document's remote binding, as of this event. */
+export interface BindingFacts {
+  taskId: string | null;
+  contextId: string | null;
 }
 
 // ---- events the services send ------------------------------------------------------------
+
+/**
+ * The heartbeat (or an operator's observe, `force: true`) asks for one status read. The chart
+ * decides whether to read (not paused, not backing off, a task bound) and what the answer means.
+ */
+export interface TickEvent {
+  type: 'TICK';
+  now: string;
+  cadenceMs: number;
+  binding: BindingFacts;
+  /** An explicit `observe`: read now, even while backing off. */
+  force?: boolean;
+}
 
 /** Explicit, authenticated operator claim. Nothing else ever starts a claim. */
 export interface OperatorClaimEvent {
   type: 'OPERATOR_CLAIM';
   ttlSeconds: number;
+  now: string;
+  /** The shortest TTL the heartbeat can keep renewed (two beats). */
+  minTtlSeconds: number;
+  capabilities: RemoteCapabilities | null;
+  binding: BindingFacts;
+  /** Another campaign of this supervisor that controls `binding.contextId`, if any. */
+  contextControlledBy: string | null;
 }
 
 /**
- * One fenced mutation. The services journal the intent (fsync) under `requestId` before the
- * relay does any network I/O, and take `readback` from the remote just before sending this.
+ * One fenced mutation. The chart reads the lease back, journals the intent (fsync) under
+ * `requestId`, checks the lease still outlives the send, and only then relays.
  */
 export interface MutateEvent {
   type: 'MUTATE';
@@ -109,11 +204,8 @@ export interface MutateEvent {
   requestId: string;
   /** The epoch the operator (or the gate, never a model) supplied. */
   epoch: number;
-  readback: LeaseReadback | null;
-  /** The remote card declares `epochEnforcement: true` for the control extension. */
-  epochEnforced: boolean;
   approval: MutationApproval;
-  /** Services' clock when the event was built (ISO); readback freshness is measured from it. */
+  /** Services' clock when the event was built (ISO). */
   now: string;
   /**
    * Another mutation of this campaign is being handled right now (the services' in-flight
@@ -125,37 +217,11 @@ export interface MutateEvent {
    * when the bound task has not been read since it was bound (e.g. right after a submit).
    */
   boundTaskState: string | null;
+  capabilities: RemoteCapabilities | null;
+  binding: BindingFacts;
 }
 
-/**
- * The heartbeat's reduced result for one tick. Sent when the reducer says material, and on
- * every tick while we hold a lease (authority is re-checked each tick). `readback: null`
- * means the remote reports no lease holder.
- */
-export interface RemoteObservedEvent {
-  type: 'REMOTE_OBSERVED';
-  observedAt: string;
-  events: SignificantEvent[];
-  wakes: WakeRequest[];
-  /** The remote task is input-required / auth-required right now. */
-  remoteBlocked: boolean;
-  readback: LeaseReadback | null;
-}
-
-/** A read failed; `critical` is true exactly on the third consecutive failure. */
-export interface RemoteUnavailableEvent {
-  type: 'REMOTE_UNAVAILABLE';
-  consecutiveFailures: number;
-  critical: boolean;
-}
-
-/** The scheduler decided our lease is due for renewal. */
-export interface RenewDueEvent {
-  type: 'RENEW_DUE';
-  ttlSeconds: number;
-}
-
-/** On restore: the journal holds an intent with no outcome. Valid from every authority state. */
+/** On restore (or a lost outcome write): the journal holds an intent with no outcome. */
 export interface IntentInDoubtEvent {
   type: 'INTENT_IN_DOUBT';
   requestId: string;
@@ -164,10 +230,12 @@ export interface IntentInDoubtEvent {
 
 export interface ResolveIntentEvent {
   type: 'RESOLVE_INTENT';
+  capabilities: RemoteCapabilities | null;
 }
 
 export interface OperatorAnswerEvent {
   type: 'OPERATOR_ANSWER';
+  /** The question the operator answers (the view shows it); a stale key is refused. */
   questionKey: string;
   answer: string;
 }
@@ -183,81 +251,88 @@ export interface ArgusAskedEvent {
   type: 'ARGUS_ASKED';
   questionKey: string;
   question: string;
+  now: string;
 }
 export interface ArgusTurnSettledEvent {
   type: 'ARGUS_TURN_SETTLED';
 }
 
-export type CampaignEvent =
+// ---- events the chart raises to itself (never sent from outside) -----------------------------
+
+/** A material read, reduced: the attention region reacts to its significant events. */
+export interface RemoteObservedEvent {
+  type: 'REMOTE_OBSERVED';
+  observedAt: string;
+  events: SignificantEvent[];
+  wakes: WakeRequest[];
+  /** The remote task is input-required / auth-required right now. */
+  remoteBlocked: boolean;
+}
+
+/** Every successful read carries the remote's lease: the authority region judges it. */
+export interface LeaseReadbackEvent {
+  type: 'LEASE_READBACK';
+  readback: LeaseReadback | null;
+  /** When the read was sent: a read sent before our last confirmation cannot judge it. */
+  requestedAt: string;
+}
+
+/** A read failed and our lease's expiry has passed meanwhile: with no readback, it is gone. */
+export interface LeaseLapsedEvent {
+  type: 'LEASE_LAPSED';
+  now: string;
+}
+
+export type OperatorEvent =
   | OperatorClaimEvent
   | MutateEvent
-  | RemoteObservedEvent
-  | RemoteUnavailableEvent
-  | RenewDueEvent
-  | IntentInDoubtEvent
   | ResolveIntentEvent
   | OperatorAnswerEvent
+  | { type: 'PAUSE' }
+  | { type: 'RESUME'; now: string }
+  | { type: 'CLOSE' };
+
+export type CampaignEvent =
+  | OperatorEvent
+  | TickEvent
+  | IntentInDoubtEvent
   | ForemanAssessedEvent
   | ArgusAskedEvent
   | ArgusTurnSettledEvent
-  | { type: 'PAUSE' }
-  | { type: 'RESUME' }
-  | { type: 'CLOSE' };
+  | RemoteObservedEvent
+  | LeaseReadbackEvent
+  | LeaseLapsedEvent;
 
-// ---- events the actor emits (the services turn them into journal entries / public events) --
+// ---- events the actor emits (the host turns them into journal entries / public events) -----
+
+export type IntentStatus = 'applied' | 'rejected' | 'not_applied' | 'ambiguous';
 
 export type CampaignEmitted =
-  /** Exactly one per loss: the services publish one CRITICAL. */
+  /** Exactly one per loss: the host publishes one CRITICAL. */
   | { type: 'CONTROL_LOST'; campaignId: string; reason: string; epoch: number | null; heldSince: string | null }
   /** A mutation's outcome is unknown: local control is dropped and replay is blocked. */
   | { type: 'INTENT_AMBIGUOUS'; campaignId: string; requestId: string; kind: MutationKind }
-  | { type: 'WAKE_REQUESTED'; campaignId: string; wake: WakeRequest };
+  | { type: 'WAKE_REQUESTED'; campaignId: string; wake: WakeRequest }
+  /** Public drafts the reducer produced for a read (the outbox numbers and dedupes them). */
+  | { type: 'PUBLIC_DRAFTS'; campaignId: string; drafts: PublicEventDraft[] }
+  /** The binding learned something: a claim found the context, a submit created the task. */
+  | { type: 'BINDING_LEARNED'; campaignId: string; taskId?: string; contextId?: string }
+  /** A claim finished: granted (with the epoch) or refused with the stable code why. */
+  | { type: 'CLAIM_SETTLED'; campaignId: string; granted: boolean; epoch: number | null; code: string | null }
+  /** A MUTATE was refused after it was accepted (readback, send margin, journal): nothing was sent. */
+  | { type: 'MUTATION_REFUSED'; campaignId: string; requestId: string; code: string; journaled: boolean }
+  /** The journal must record this outcome, in the same write as the snapshot that follows it. */
+  | {
+      type: 'INTENT_SETTLED';
+      campaignId: string;
+      requestId: string;
+      kind: MutationKind;
+      status: IntentStatus;
+      code: string | null;
+      settledBy: 'response' | 'readback';
+      taskId: string | null;
+    }
+  /** The status read finished (changed or not): the host counts it and stamps `last_read_at`. */
+  | { type: 'READ_SETTLED'; campaignId: string; result: 'unchanged' | 'changed' | 'failed'; code: string | null; at: string };
 
-// ---- invoked effects: typed input/output ----------------------------------------------------
-
-export interface ClaimLeaseInput {
-  campaignId: string;
-  controllerId: string;
-  ttlSeconds: number;
-}
-/** The claim's answer and a lease readback taken after it; both must show us. */
-export interface ClaimLeaseOutput {
-  claimed: LeaseReadback | null;
-  readback: LeaseReadback | null;
-}
-
-export interface RenewLeaseInput {
-  campaignId: string;
-  controllerId: string;
-  epoch: number;
-  ttlSeconds: number;
-}
-export interface RenewLeaseOutput {
-  lease: LeaseReadback | null;
-}
-
-export interface RelayMutationInput {
-  campaignId: string;
-  controllerId: string;
-  epoch: number;
-  requestId: string;
-  mutation: Mutation;
-}
-/**
- * `rejected` is a clear remote answer that nothing was applied (or nothing was sent);
- * `ambiguous` is anything that may have been applied (timeout after send, reset, 5xx).
- */
-export type RelayMutationOutput =
-  | { outcome: 'applied'; requestId: string }
-  | { outcome: 'rejected'; requestId: string; code: string; leaseLost: boolean }
-  | { outcome: 'ambiguous'; requestId: string; code: string };
-
-export interface ReadBackIntentInput {
-  campaignId: string;
-  requestId: string;
-}
-/** `unavailable`: the remote cannot answer (no readback support, or it failed). */
-export interface ReadBackIntentOutput {
-  requestId: string;
-  status: 'applied' | 'not_applied' | 'unavailable';
-}
+export type * from './campaign.effect-io.js';

@@ -10,7 +10,7 @@
  * @example
  *   const store = await openCampaignStore({ root: '/var/lib/argus-supervisor' });
  *   await store.create(newCampaignDocument({ campaignId: 'c1', objective: 'fine-tune', createdAt: new Date() }));
- *   const r = await store.transact('c1', (doc) => ({ ...doc, paused: true }));
+ *   const r = await store.transact('c1', (doc) => ({ ...doc, objective: 'fine-tune, v2' }));
  * @module
  */
 import * as fsp from 'node:fs/promises';
@@ -29,6 +29,7 @@ import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, ensurePrivateLayout, storeLayout, 
 
 /** Structurally satisfied by a pino logger. */
 export interface StoreLogger {
+  info?(obj: object, msg?: string): void;
   warn(obj: object, msg?: string): void;
   error(obj: object, msg?: string): void;
 }
@@ -67,7 +68,7 @@ export interface CampaignStoreOptions {
 }
 
 export type LoadResult =
-  | { id: string; ok: true; doc: CampaignDocument }
+  | { id: string; ok: true; doc: CampaignDocument; migratedFrom?: 1 }
   | { id: string; ok: false; code: FailClosedCode | 'io_failed'; reason: string; errno?: string };
 
 export type LoadOneResult = LoadResult | { id: string; ok: false; code: 'campaign_not_found' | 'invalid_campaign_id'; reason: string };
@@ -114,6 +115,8 @@ class FileCampaignStore implements CampaignStore {
   private readonly lockSettings: LockSettings;
   private readonly now: () => Date;
   private writeCount = 0;
+  /** Campaigns whose in-memory migration was logged (once per store: every tick reads). */
+  private readonly migrationLogged = new Set<string>();
 
   constructor(
     readonly layout: StoreLayout,
@@ -158,7 +161,8 @@ class FileCampaignStore implements CampaignStore {
   async load(id: string): Promise<LoadOneResult> {
     if (!isValidCampaignId(id)) return { id, ...failure('invalid_campaign_id', 'campaign id must match [A-Za-z0-9._-]{1,128} without a leading dot') };
     const read = await this.readAndReport(id);
-    return read.ok ? { id, ok: true, doc: read.doc } : { id, ...read };
+    if (!read.ok) return { id, ...read };
+    return read.migratedFrom ? { id, ok: true, doc: read.doc, migratedFrom: read.migratedFrom } : { id, ok: true, doc: read.doc };
   }
 
   async create(doc: CampaignDocument): Promise<WriteResult> {
@@ -267,6 +271,10 @@ class FileCampaignStore implements CampaignStore {
   ): Promise<DocumentRead> {
     const read = await readDocument(file, id, this.options.machineVersionKnown);
     if (isFailClosed(read)) await this.report(id, read.code, read.reason);
+    if (read.ok && read.migratedFrom && !this.migrationLogged.has(id)) {
+      this.migrationLogged.add(id);
+      this.options.logger?.info?.({ campaignId: id, fromVersion: read.migratedFrom }, 'campaign document migrated in memory; the next write stores the current schema');
+    }
     return read;
   }
 

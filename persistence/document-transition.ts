@@ -1,8 +1,9 @@
 /**
  * What a transaction may never do to a campaign document, checked by the store on every
  * write (so a bug in any caller fails closed instead of corrupting history): change the
- * campaign's identity, move a monotonic counter backwards, forget a consumed decision, or
- * drop or rewrite a journaled intent other than as `intent-journal.ts` allows. Pure.
+ * campaign's identity, move a monotonic counter backwards (the snapshot's attempt count
+ * included), forget a consumed decision, or drop or rewrite a journaled intent other than as
+ * `intent-journal.ts` allows. Pure.
  * @module
  */
 import { isUnresolved, type CampaignDocument, type MutationIntent } from './campaign-document.js';
@@ -22,7 +23,8 @@ function findRegression(prev: CampaignDocument, next: CampaignDocument): string 
   if (next.wake.totals.argus < prev.wake.totals.argus || next.wake.totals.foreman < prev.wake.totals.foreman) {
     return 'wake totals cannot decrease';
   }
-  if (next.attemptsSubmitted < prev.attemptsSubmitted) return 'attemptsSubmitted cannot decrease';
+  const attempts = { prev: attemptsSubmitted(prev), next: attemptsSubmitted(next) };
+  if (attempts.prev !== null && attempts.next !== null && attempts.next < attempts.prev) return 'attemptsSubmitted cannot decrease';
   const consumed = new Set(next.consumedDecisions);
   const forgotten = prev.consumedDecisions.find((id) => !consumed.has(id));
   if (forgotten !== undefined) return `consumed decision ${forgotten} cannot be forgotten`;
@@ -49,6 +51,18 @@ function findIntentRegression(prevIntents: MutationIntent[], nextIntents: Mutati
     if (!resolvedByReadback) return `settled outcome of intent ${before.requestId} cannot change`;
   }
   return null;
+}
+
+/**
+ * The attempt counter lives in the snapshot's context (v2: the one truth), which is otherwise
+ * opaque here. The store still refuses a write that lowers it: a lower count would let the
+ * chart start an attempt beyond `maxAttempts`. Null when the snapshot carries none (a snapshot
+ * without a context does not restore at all: the chart's version check refuses it).
+ */
+function attemptsSubmitted(doc: CampaignDocument): number | null {
+  const snapshot = doc.machine.snapshot as { context?: { attemptsSubmitted?: unknown } } | null;
+  const count = typeof snapshot === 'object' && snapshot !== null ? snapshot.context?.attemptsSubmitted : undefined;
+  return typeof count === 'number' ? count : null;
 }
 
 const sameOutcome = (a: MutationIntent, b: MutationIntent): boolean =>

@@ -10,7 +10,8 @@ import { failure, ioFailure, isPersistenceError, type StoreFailure } from './sto
 export type FailClosedCode = 'document_corrupt' | 'document_version_unknown' | 'machine_version_unknown';
 
 export type DocumentRead =
-  | { ok: true; doc: CampaignDocument }
+  /** `migratedFrom`: the file holds an older schema, migrated in memory (the next write stores v2). */
+  | { ok: true; doc: CampaignDocument; migratedFrom?: 1 }
   | StoreFailure<FailClosedCode>
   | StoreFailure<'campaign_not_found' | 'io_failed'>;
 

@@ -65,7 +65,7 @@ export function requireCampaign(stage: DemoStage, scenario: 'training' | 'blocke
   return campaign;
 }
 
-export type Summary = { attention: string; pending_question: string | null; remote: { state: string | null }; lease: { mode: string } };
+export type Summary = { attention: string; pending_question: { key: string; text: string } | null; remote: { state: string | null }; lease: { mode: string } };
 
 /** Records a measured fact and prints `line`; when it does not hold, prints `contradiction` and fails. */
 export function narrateFact(stage: DemoStage, fact: DemoFact, line: string, contradiction: string): void {

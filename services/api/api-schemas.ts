@@ -31,7 +31,8 @@ export const campaignActionSchema = z.discriminatedUnion('action', [
   z.strictObject({ campaign_id: campaignId, action: z.literal('pause') }),
   z.strictObject({ campaign_id: campaignId, action: z.literal('resume') }),
   z.strictObject({ campaign_id: campaignId, action: z.literal('close') }),
-  z.strictObject({ campaign_id: campaignId, action: z.literal('answer'), text: text(4000) }),
+  // `question_key` names the question answered (the view's `pending_question.key`); a stale one is refused.
+  z.strictObject({ campaign_id: campaignId, action: z.literal('answer'), text: text(4000), question_key: z.string().min(1).max(512).optional() }),
   z.strictObject({ campaign_id: campaignId, action: z.literal('claim'), ttl_seconds: z.number().int().min(60).max(3600).optional() }),
   z.strictObject({ campaign_id: campaignId, action: z.literal('release'), epoch }),
   z.strictObject({ campaign_id: campaignId, action: z.literal('submit'), epoch, text: text(8000) }),

@@ -27,11 +27,14 @@ export interface CampaignSummary {
     last_read_at: string | null;
   };
   lease: { mode: 'observer' | 'controller'; epoch: number | null; expires_at: string | null };
-  pending_question: string | null;
+  /** The question waiting for `answer` (sanitized, bounded, untrusted text); `key` names it in `question_key`. */
+  pending_question: { key: string; text: string; asked_at: string } | null;
   open_intent: { request_id: string; action: string } | null;
   max_attempts: number;
   attempts_submitted: number;
   consecutive_read_failures: number;
+  /** The operator actions the campaign's actor can take now; every other action is refused (409). */
+  allowed_actions: string[];
 }
 
 export interface PublicEventView {

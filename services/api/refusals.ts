@@ -16,7 +16,7 @@ export function refusalResult(code: string): ApiResult<never> {
     lease_stale_epoch: ['lease_stale_epoch', 'The epoch does not match the lease this campaign holds; nothing was sent.'],
     lease_not_held: ['lease_not_held', 'The remote readback does not show this controller holding the lease; nothing was sent.'],
     readback_stale: ['readback_stale', 'The lease readback is not fresh; nothing was sent.'],
-    unsupported_capability: ['unsupported_capability', 'The remote does not enforce lease epochs; nothing was sent.'],
+    unsupported_capability: ['unsupported_capability', 'The remote does not advertise this action with an epoch-fenced lease; nothing was sent.'],
     attempt_limit_reached: ['attempt_limit_reached', 'The campaign has used all of its max_attempts; nothing was sent.'],
     attempt_running: ['attempt_running', 'The current remote attempt has not finished; cancel it (and observe) before submitting. Nothing was sent.'],
     mutation_in_progress: ['mutation_in_progress', 'Another mutation of this campaign is in flight; nothing was sent. Retry when it has answered.'],
@@ -31,6 +31,12 @@ export function refusalResult(code: string): ApiResult<never> {
     not_paused: ['action_not_allowed', 'The campaign is not paused.'],
     no_pending_question: ['action_not_allowed', 'The campaign has no pending question to answer.'],
     question_stale: ['action_not_allowed', 'That question is no longer pending.'],
+    ttl_below_heartbeat: ['invalid_request', 'ttl_seconds must be at least two heartbeats so the heartbeat can renew the lease in time.'],
+    remote_unavailable: ['remote_unavailable', 'The remote has not been discovered yet; nothing was sent.'],
+    release_before_close: ['action_not_allowed', 'The campaign holds the controller lease; release it before closing.'],
+    no_remote_task: ['action_not_allowed', 'The campaign has no remote task or context to act on.'],
+    lease_held: ['lease_held', 'Another campaign of this supervisor already controls this remote context; release it there first.'],
+    no_task_bound: ['action_not_allowed', 'The campaign has no remote task to observe yet.'],
   };
   const [apiCode, sentence] = table[code] ?? ['action_not_allowed', `The campaign cannot do that now (${code}).`];
   return fail(apiCode, sentence);

@@ -8,9 +8,12 @@ import type { RemoteError } from '../../adapters/a2a/errors.js';
 import type { Mutation, RelayMutationOutput } from '../../machines/campaign.types.js';
 import type { ApiErrorCode } from '../api/api-errors.js';
 
-/** Maps the adapter's answer onto the machine's three relay outcomes. */
+/**
+ * Maps the adapter's answer onto the machine's three relay outcomes. An applied submit carries
+ * the task it created (the binding learns it from here); the other mutations carry null.
+ */
 export function relayOutcome(result: SendResult, requestId: string): RelayMutationOutput {
-  if (result.ok) return { outcome: 'applied', requestId };
+  if (result.ok) return { outcome: 'applied', requestId, taskId: result.taskId };
   const { code, outcome } = result.error;
   if (outcome === 'ambiguous') return { outcome: 'ambiguous', requestId, code };
   return { outcome: 'rejected', requestId, code, leaseLost: code.startsWith('lease_') };

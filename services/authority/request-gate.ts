@@ -1,6 +1,7 @@
 /**
  * The door every mutating operator request passes: at most one fenced mutation per campaign
- * in flight (a second is refused by the chart's `noMutationInFlight` rule before any I/O), and
+ * in flight (a second carries `mutationInFlight: true` on its MUTATE, and the chart's
+ * `noMutationInFlight` rule refuses it before any I/O), and
  * Idempotency-Key handling on Stripe's contract:
  *
  * - same key, same request, first answered → that answer again, nothing re-run (also after a
@@ -14,7 +15,6 @@
  *   once the endpoint began executing): a refusal that changed nothing may be retried as is.
  * @module
  */
-import { refuseConcurrentMutation } from '../../machines/campaign.refusals.js';
 import {
   IDEMPOTENT_ANSWER_MAX_BYTES,
   answerBytes,
@@ -28,7 +28,6 @@ import {
 } from '../../persistence/idempotency.js';
 import type { CampaignDocument } from '../../persistence/campaign-document.js';
 import { apiError, type ApiError } from '../api/api-errors.js';
-import { refusalResult } from '../api/refusals.js';
 import type { ApiResult } from '../api/supervisor-api.js';
 
 export interface RequestGateDeps {
@@ -62,15 +61,15 @@ export function createRequestGate(deps: RequestGateDeps) {
 
   /**
    * Runs one fenced mutation while holding the campaign's slot. The check and the take are
-   * synchronous, so of N requests that arrive together exactly one gets the slot.
+   * synchronous, so of N requests that arrive together exactly one gets the slot; the others
+   * run with `mutationInFlight: true`, which the chart refuses (the gate decides no rule).
    */
   async function oneMutationAtATime<F extends object>(
     campaignId: string,
     extra: F,
     work: (facts: F & { mutationInFlight: boolean }) => Promise<ApiResult<unknown>>,
   ) {
-    const refused = refuseConcurrentMutation({ mutationInFlight: mutationsInFlight.has(campaignId) });
-    if (refused) return refusalResult(refused);
+    if (mutationsInFlight.has(campaignId)) return work({ ...extra, mutationInFlight: true });
     mutationsInFlight.add(campaignId);
     try {
       return await work({ ...extra, mutationInFlight: false });
@@ -144,7 +143,7 @@ export function createRequestGate(deps: RequestGateDeps) {
     }
   }
 
-  return { oneMutationAtATime, idempotent, indexKeys };
+  return { oneMutationAtATime, idempotent, indexKeys, mutationInFlight: (campaignId: string): boolean => mutationsInFlight.has(campaignId) };
 }
 
 export type RequestGate = ReturnType<typeof createRequestGate>;

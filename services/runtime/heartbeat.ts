@@ -1,7 +1,8 @@
 /**
  * The deterministic heartbeat: a scheduler OUTSIDE the machines (XState does not persist
- * pending `after` timers, and a restored in-flight promise re-runs), which calls `tick` for
- * every due campaign with bounded concurrency. Each sweep starts after a random jitter so a
+ * pending `after` timers), which calls `tick` for every due campaign with bounded concurrency;
+ * `tick` sends the campaign's live actor a TICK, and the chart invokes the status read (or a
+ * renewal) itself. Each sweep starts after a random jitter so a
  * fleet of supervisors does not poll in lockstep.
  * @module
  */

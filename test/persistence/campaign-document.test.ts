@@ -1,32 +1,52 @@
 import { describe, expect, it } from 'vitest';
-import { campaignDocumentSchema, newCampaignDocument, parseCampaignDocument } from '../../persistence/campaign-document.js';
+import { campaignDocumentSchema, DOCUMENT_VERSION, newCampaignDocument, parseCampaignDocument } from '../../persistence/campaign-document.js';
 import { appendPublicEvents } from '../../persistence/outbox.js';
-import { makeDoc, T0 } from './support/documents.js';
+import { initialSnapshot, makeDoc, T0 } from './support/documents.js';
+import { v1Fixture } from './support/v1-fixtures.js';
 
 describe('campaign document schema', () => {
-  it('accepts a fresh document and defaults maxAttempts to 3', () => {
-    const doc = newCampaignDocument({ campaignId: 'c1', objective: 'o', createdAt: new Date(T0) });
+  it('accepts a fresh v2 document carrying the initial snapshot, and nothing the snapshot holds', () => {
+    const machine = initialSnapshot('c1');
+    const doc = newCampaignDocument({ campaignId: 'c1', objective: 'o', createdAt: new Date(T0), machine });
+    expect(doc.documentVersion).toBe(2);
+    expect(DOCUMENT_VERSION).toBe(2);
     expect(campaignDocumentSchema.parse(doc)).toEqual(doc);
-    const { maxAttempts: _omitted, ...withoutMax } = doc;
-    expect(campaignDocumentSchema.parse(withoutMax).maxAttempts).toBe(3);
+    expect(doc.machine).toBe(machine);
+    expect(Object.keys(doc).sort()).toEqual(
+      ['campaignId', 'consumedDecisions', 'createdAt', 'documentVersion', 'idempotency', 'intents', 'machine', 'objective', 'outbox', 'remote', 'sourceSha', 'wake'],
+    );
+    expect(parseCampaignDocument(doc)).toEqual({ ok: true, doc });
   });
 
+  // Every field v1 kept beside the snapshot is refused in v2 (strict: never silently stripped),
+  // so a caller still writing one fails instead of storing a second truth.
   it.each([
-    ['maxAttempts below 1', { maxAttempts: 0 }],
-    ['maxAttempts above 20', { maxAttempts: 21 }],
     ['an unknown field (never silently stripped)', { futureField: true }],
-    ['a bad controller mode', { controllerMode: 'owner' }],
+    ['no machine snapshot', { machine: null }],
+    ['a machine without a version', { machine: { version: '', snapshot: {} } }],
+    ...['remoteView', 'attemptId', 'lease', 'controllerMode', 'pendingQuestion', 'maxAttempts', 'attemptsSubmitted', 'readFailures', 'paused', 'argusMission', 'reviewerVerdict', 'latestEvidence'].map(
+      (field): [string, object] => [`the v1 field ${field}`, { [field]: null }],
+    ),
     ['a non-sha256 intent digest', { intents: [{ requestId: 'r', action: 'submit', epoch: 1, payloadDigest: 'abc', createdAt: T0, outcome: null }] }],
   ])('fails closed as document_corrupt on %s', (_label, patch) => {
     expect(parseCampaignDocument({ ...makeDoc(), ...patch })).toMatchObject({ ok: false, code: 'document_corrupt' });
   });
 
   it.each([
-    ['version 2', 2, 'document_version_unknown'],
+    ['version 3', 3, 'document_version_unknown'],
+    ['version "2"', '2', 'document_version_unknown'],
     ['version "1"', '1', 'document_version_unknown'],
     ['no version', undefined, 'document_corrupt'],
   ])('classifies %s', (_label, documentVersion, code) => {
     expect(parseCampaignDocument({ ...makeDoc(), documentVersion })).toMatchObject({ ok: false, code });
+  });
+
+  it('reads v1 through its own schema: a v2-shaped document labelled 1 is corrupt, a real v1 one migrates', () => {
+    expect(parseCampaignDocument({ ...makeDoc(), documentVersion: 1 })).toMatchObject({ ok: false, code: 'document_corrupt' });
+    expect(parseCampaignDocument({ ...v1Fixture('controlling'), maxAttempts: 0 })).toMatchObject({ ok: false, code: 'document_corrupt' });
+    expect(parseCampaignDocument({ ...v1Fixture('controlling'), machine: null })).toMatchObject({ ok: false, code: 'document_corrupt' });
+    expect(parseCampaignDocument(v1Fixture('controlling'))).toMatchObject({ ok: true, migratedFrom: 1, doc: { documentVersion: 2 } });
+    expect(parseCampaignDocument(v1Fixture('controlling'), 'other')).toMatchObject({ ok: false, code: 'document_corrupt' });
   });
 
   it('refuses a document filed under another id', () => {

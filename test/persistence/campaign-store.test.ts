@@ -5,7 +5,8 @@ import { OUTBOX_EVENT_RETENTION, type CampaignDocument } from '../../persistence
 import { openCampaignStore, type StoreWrite } from '../../persistence/campaign-store.js';
 import { recordIntent } from '../../persistence/intent-journal.js';
 import { appendPublicEvents } from '../../persistence/outbox.js';
-import { intentDraft, makeDoc, T0 } from './support/documents.js';
+import { contextOf, intentDraft, makeDoc, T0, withContext } from './support/documents.js';
+import { v1Fixture } from './support/v1-fixtures.js';
 import { useTempDirs } from './support/temp-dir.js';
 
 const tempDir = useTempDirs();
@@ -29,8 +30,8 @@ describe('campaign store: round trip and API', () => {
     expect(unwrap(await store.create(doc)).doc).toEqual(doc);
     expect(await store.load('c1')).toEqual({ id: 'c1', ok: true, doc });
     expect(await store.listIds()).toEqual(['c1']);
-    const next = unwrap(await store.transact('c1', (d) => ({ ...d, paused: true, sourceSha: 'abc123' })));
-    expect(next).toMatchObject({ written: true, doc: { paused: true, sourceSha: 'abc123' } });
+    const next = unwrap(await store.transact('c1', (d) => ({ ...d, objective: 'fine-tune, resumed', sourceSha: 'abc123' })));
+    expect(next).toMatchObject({ written: true, doc: { objective: 'fine-tune, resumed', sourceSha: 'abc123' } });
     const reopened = await openCampaignStore({ root });
     expect(unwrap(await reopened.load('c1')).doc).toEqual(next.doc);
     expect(store.writes()).toBe(2);
@@ -71,7 +72,8 @@ describe('campaign store: round trip and API', () => {
 
   it.each<[string, (d: CampaignDocument) => CampaignDocument, string]>([
     ['a throwing transaction', () => { throw new Error('boom'); }, 'transaction_failed'],
-    ['an invalid result', (d) => ({ ...d, maxAttempts: 99 }), 'document_invalid'],
+    ['an invalid result (v2 requires a snapshot)', (d) => ({ ...d, machine: null as never }), 'document_invalid'],
+    ['an invalid result (an unknown field)', (d) => ({ ...d, maxAttempts: 99 }), 'document_invalid'],
     ['a regression', (d) => ({ ...d, outbox: { ...d.outbox, events: [], nextSeq: 1 } }), 'document_regression'],
     ['an in-place regression', (d) => { d.consumedDecisions.length = 0; return d; }, 'document_regression'],
   ])('refuses %s and keeps the document', async (_label, fn, code) => {
@@ -93,9 +95,9 @@ describe('campaign store: round trip and API', () => {
     const { store } = await freshStore();
     await store.create(makeDoc('c1'));
     await Promise.all(
-      Array.from({ length: 40 }, () => store.transact('c1', (d) => ({ ...d, attemptsSubmitted: d.attemptsSubmitted + 1 }))),
+      Array.from({ length: 40 }, () => store.transact('c1', (d) => withContext(d, { attemptsSubmitted: contextOf(d).attemptsSubmitted + 1 }))),
     );
-    expect(unwrap(await store.load('c1')).doc.attemptsSubmitted).toBe(40);
+    expect(contextOf(unwrap(await store.load('c1')).doc).attemptsSubmitted).toBe(40);
   });
 
   it('resolves the root through its realpath', async () => {
@@ -153,12 +155,21 @@ describe('campaign store: outbox across reloads', () => {
   });
 });
 
+/** A v1 document (filed as c1) whose snapshot is in an effect state: campaign@2 never saved one. */
+function v1WithClaiming() {
+  const doc = v1Fixture('controlling');
+  const machine = doc.machine as { version: string; snapshot: { value: unknown } };
+  return { ...doc, campaignId: 'c1', machine: { ...machine, snapshot: { ...machine.snapshot, value: { active: { authority: 'claiming', attention: 'idle' } } } } };
+}
+
 describe('campaign store: fail closed', () => {
   const cases = [
     { label: 'unparseable bytes', bytes: '{"documentVersion":1,"campaignId":"c1", TRUNC', code: 'document_corrupt' },
-    { label: 'a schema violation', bytes: JSON.stringify({ ...makeDoc('c1'), maxAttempts: 0 }), code: 'document_corrupt' },
+    { label: 'a schema violation', bytes: JSON.stringify({ ...makeDoc('c1'), machine: null }), code: 'document_corrupt' },
+    { label: 'a v1 document failing the v1 schema', bytes: JSON.stringify({ ...v1Fixture('controlling'), campaignId: 'c1', maxAttempts: 0 }), code: 'document_corrupt' },
+    { label: 'a v1 document whose snapshot campaign@2 never wrote', bytes: JSON.stringify(v1WithClaiming()), code: 'document_corrupt' },
     { label: 'another campaign filed here', bytes: JSON.stringify(makeDoc('other')), code: 'document_corrupt' },
-    { label: 'an unknown version', bytes: JSON.stringify({ ...makeDoc('c1'), documentVersion: 2, newThing: {} }), code: 'document_version_unknown' },
+    { label: 'an unknown version', bytes: JSON.stringify({ ...makeDoc('c1'), documentVersion: 3, newThing: {} }), code: 'document_version_unknown' },
   ];
   it.each(cases)('$label: load, transact and create refuse, the bytes stay, one report is written', async ({ bytes, code }) => {
     const errors: object[] = [];
@@ -167,7 +178,7 @@ describe('campaign store: fail closed', () => {
     const file = path.join(root, 'campaigns', 'c1.json');
     await writeFile(file, bytes);
     expect(await store.load('c1')).toMatchObject({ id: 'c1', ok: false, code });
-    expect(await store.transact('c1', (d) => ({ ...d, paused: true }))).toMatchObject({ ok: false, code });
+    expect(await store.transact('c1', (d) => ({ ...d, sourceSha: 'abc123' }))).toMatchObject({ ok: false, code });
     expect(await store.create(makeDoc('c1'))).toMatchObject({ ok: false, code: 'campaign_exists' });
     expect(await store.loadAll()).toEqual([{ id: 'c1', ok: false, code, reason: expect.any(String) }]);
     expect(await readFile(file, 'utf8')).toBe(bytes);

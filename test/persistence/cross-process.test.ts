@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openCampaignStore, type CampaignStore } from '../../persistence/campaign-store.js';
 import { buildPersistence } from './support/build-persistence.js';
-import { makeDoc } from './support/documents.js';
+import { contextOf, makeDoc } from './support/documents.js';
 import { useTempDirs } from './support/temp-dir.js';
 import { removeScratch } from '../fixtures/scratch.js';
 import { recordChildOutput } from '../fixtures/child-output.js';
@@ -93,7 +93,7 @@ describe('cross-process store', () => {
     expect([ea.code, eb.code, ea.stderr, eb.stderr]).toEqual([0, 0, '', '']);
     const loaded = await store.load('shared');
     if (!loaded.ok) throw new Error(loaded.reason);
-    expect(loaded.doc.readFailures.consecutiveFailures).toBe(100);
+    expect(contextOf(loaded.doc).readFailures.consecutive).toBe(100);
     expect(loaded.doc.outbox.nextSeq).toBe(101);
     expect(loaded.doc.outbox.events.map((e) => e.seq)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
     expect(await readdir(path.join(root, 'locks'))).toEqual([]);
@@ -117,7 +117,7 @@ describe('cross-process store', () => {
     expect(snapshot.n).toBeLessThanOrEqual(lastReported + 1);
 
     // Whether or not it died holding the lock, the next writer gets through.
-    const after = await store.transact('churn', (d) => ({ ...d, paused: true }));
+    const after = await store.transact('churn', (d) => ({ ...d, sourceSha: 'abc123' }));
     expect(after).toMatchObject({ ok: true, written: true });
     expect(await readdir(path.join(root, 'locks'))).toEqual([]);
   }, 60_000);
@@ -130,7 +130,7 @@ describe('cross-process store', () => {
       root,
       lock: { staleMs: 5000, retries: { retries: 3, factor: 1, minTimeout: 50, maxTimeout: 50, randomize: false } },
     });
-    expect(await impatient.transact('held', (d) => ({ ...d, paused: true }))).toMatchObject({ ok: false, code: 'lock_timeout' });
+    expect(await impatient.transact('held', (d) => ({ ...d, sourceSha: 'abc123' }))).toMatchObject({ ok: false, code: 'lock_timeout' });
     holder.process.kill('SIGKILL');
     await holder.exited;
   }, 60_000);
@@ -143,9 +143,9 @@ describe('cross-process store', () => {
     await holder.exited;
     const lockDir = path.join(root, 'locks', 'orphan.lock');
     expect((await stat(lockDir)).isDirectory()).toBe(true);
-    const result = await store.transact('orphan', (d) => ({ ...d, paused: true }));
+    const result = await store.transact('orphan', (d) => ({ ...d, sourceSha: 'abc123' }));
     expect(result).toMatchObject({ ok: true, written: true });
     await expect(stat(lockDir)).rejects.toMatchObject({ code: 'ENOENT' });
-    expect(JSON.parse(await readFile(path.join(root, 'campaigns', 'orphan.json'), 'utf8'))).toMatchObject({ paused: true });
+    expect(JSON.parse(await readFile(path.join(root, 'campaigns', 'orphan.json'), 'utf8'))).toMatchObject({ sourceSha: 'abc123' });
   }, 60_000);
 });

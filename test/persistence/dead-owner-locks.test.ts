@@ -27,7 +27,7 @@ describe('locks left by a dead owner', () => {
     const root = await rootWithLeftoverLock();
     const store = await openCampaignStore({ root, soleOwner: true, lock: { retries: { retries: 0, factor: 1, minTimeout: 1, maxTimeout: 1, randomize: false } } });
     expect(await readdir(path.join(root, 'locks'))).toEqual([]);
-    const written = await store.transact('c1', (d) => ({ ...d, paused: true }));
+    const written = await store.transact('c1', (d) => ({ ...d, sourceSha: 'abc123' }));
     expect(written).toMatchObject({ ok: true, written: true });
   });
 
@@ -35,6 +35,6 @@ describe('locks left by a dead owner', () => {
     const root = await rootWithLeftoverLock();
     const store = await openCampaignStore({ root, lock: { retries: { retries: 0, factor: 1, minTimeout: 1, maxTimeout: 1, randomize: false } } });
     expect(await readdir(path.join(root, 'locks'))).toEqual(['c1.lock']);
-    expect(await store.transact('c1', (d) => ({ ...d, paused: true }))).toMatchObject({ ok: false, code: 'lock_timeout' });
+    expect(await store.transact('c1', (d) => ({ ...d, sourceSha: 'abc123' }))).toMatchObject({ ok: false, code: 'lock_timeout' });
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { CampaignDocument } from '../../persistence/campaign-document.js';
 import { checkDocumentTransition } from '../../persistence/document-transition.js';
 import { recordIntent, recordIntentOutcome } from '../../persistence/intent-journal.js';
-import { at, intentDraft, makeDoc, T0 } from './support/documents.js';
+import { at, intentDraft, makeDoc, T0, withContext } from './support/documents.js';
 
 function withIntent(status: 'open' | 'ambiguous' | 'applied'): CampaignDocument {
   const r = recordIntent(makeDoc(), intentDraft('r1'));
@@ -21,12 +21,13 @@ const setOutcome = (doc: CampaignDocument, outcome: CampaignDocument['intents'][
 describe('checkDocumentTransition', () => {
   const base = makeDoc();
   const cases: { label: string; prev: CampaignDocument; next: CampaignDocument; ok: boolean }[] = [
-    { label: 'an ordinary change', prev: base, next: { ...base, paused: true }, ok: true },
+    { label: 'an ordinary change', prev: base, next: { ...base, sourceSha: 'abc123' }, ok: true },
+    { label: 'a snapshot change', prev: base, next: withContext(base, { attemptsSubmitted: 1, lastErrorCode: 'x' }), ok: true },
     { label: 'a changed campaignId', prev: base, next: { ...base, campaignId: 'c2' }, ok: false },
     { label: 'a changed createdAt', prev: base, next: { ...base, createdAt: at(1) }, ok: false },
     { label: 'nextSeq going back', prev: { ...base, outbox: { ...base.outbox, nextSeq: 5 } }, next: { ...base, outbox: { ...base.outbox, nextSeq: 4 } }, ok: false },
     { label: 'wake totals going back', prev: { ...base, wake: { requests: [], totals: { argus: 2, foreman: 0 } } }, next: base, ok: false },
-    { label: 'attemptsSubmitted going back', prev: { ...base, attemptsSubmitted: 2 }, next: { ...base, attemptsSubmitted: 1 }, ok: false },
+    { label: 'attemptsSubmitted (snapshot context) going back', prev: withContext(base, { attemptsSubmitted: 2 }), next: withContext(base, { attemptsSubmitted: 1 }), ok: false },
     { label: 'a forgotten decision', prev: { ...base, consumedDecisions: ['d1'] }, next: base, ok: false },
     { label: 'an open intent dropped', prev: withIntent('open'), next: base, ok: false },
     { label: 'an ambiguous intent dropped', prev: withIntent('ambiguous'), next: base, ok: false },

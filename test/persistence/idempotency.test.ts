@@ -17,6 +17,7 @@ import {
 } from '../../persistence/idempotency.js';
 import { storable } from '../../services/authority/request-gate.js';
 import { T0, makeDoc } from './support/documents.js';
+import { v1Fixture } from './support/v1-fixtures.js';
 
 const record = (key: string, body: unknown, answer: IdempotencyRecord['answer'] = { ok: true, value: { n: 1 } }): IdempotencyRecord => ({
   keyDigest: digestKey(key),
@@ -70,13 +71,17 @@ describe('idempotency records', () => {
     for (const bad of ['', 'x'.repeat(256), ' a', 'a ', 'tab\tx', 'nl\nx', 'naïve', '\u0000']) expect([bad.slice(0, 9), isValidIdempotencyKey(bad)]).toEqual([bad.slice(0, 9), false]);
   });
 
-  it('reads a document written before the field existed as one with no kept answers (the migration)', () => {
-    const { idempotency, ...before } = makeDoc('c1');
+  it('reads a (v1) document written before the field existed as one with no kept answers (the migration)', () => {
+    const { idempotency: _none, ...before } = v1Fixture('needs-you');
+    const parsed = parseCampaignDocument(JSON.parse(JSON.stringify(before)), 'needs-you');
+    expect(parsed).toMatchObject({ ok: true, migratedFrom: 1, doc: { idempotency: [] } });
+    // Every v2 document was written with the field: one without it was not written by this build.
+    const { idempotency, ...v2Without } = makeDoc('c1');
     expect(idempotency).toEqual([]);
-    const parsed = parseCampaignDocument(JSON.parse(JSON.stringify(before)), 'c1');
-    expect(parsed).toMatchObject({ ok: true, doc: { idempotency: [] } });
+    expect(parseCampaignDocument(v2Without, 'c1')).toMatchObject({ ok: false, code: 'document_corrupt' });
     // More than the bound is not a document this build wrote: it fails closed.
     const tooMany = Array.from({ length: IDEMPOTENCY_KEY_RETENTION + 1 }, (_, i) => record(`k${i}`, body));
-    expect(parseCampaignDocument({ ...before, idempotency: tooMany }, 'c1')).toMatchObject({ ok: false, code: 'document_corrupt' });
+    expect(parseCampaignDocument({ ...before, idempotency: tooMany }, 'needs-you')).toMatchObject({ ok: false, code: 'document_corrupt' });
+    expect(parseCampaignDocument({ ...makeDoc('c1'), idempotency: tooMany }, 'c1')).toMatchObject({ ok: false, code: 'document_corrupt' });
   });
 });

@@ -10,10 +10,13 @@ import { CONTROL_EXTENSION_URI } from '../../adapters/a2a/control-contract.js';
 import { normalizeTask } from '../../adapters/a2a/normalize.js';
 import { newCampaignDocument, parseCampaignDocument, PUBLISHED_KEY_RETENTION, type CampaignDocument } from '../../persistence/campaign-document.js';
 import { appendPublicEvents, OUTBOX_EVENT_BYTES } from '../../persistence/outbox.js';
-import { initialMachine } from '../../services/campaign/campaign-actor.js';
+import type { A2AClient } from '../../adapters/a2a/index.js';
+import type { CampaignStore, WriteResult } from '../../persistence/campaign-store.js';
+import { initialMachine } from '../../services/api/campaigns-route.js';
+import { CampaignHost } from '../../services/campaign/campaign-host.js';
+import { createCampaignSystem } from '../../services/runtime/campaign-system.js';
 import { DEDUPE_KEY_MAX, dedupeKey } from '../../services/reducer/dedupe-key.js';
 import { materialFingerprint } from '../../services/reducer/fingerprint.js';
-import { applyObservation, applyReadFailure } from '../../services/campaign/observation.js';
 
 const DOCUMENT_BOUND_BYTES = 256 * 1024;
 const WIDE = '語'; // 3 bytes in UTF-8: the most a sanitized BMP character costs on disk
@@ -33,43 +36,89 @@ function hostileWire(n: number) {
 
 const size = (doc: CampaignDocument) => Buffer.byteLength(`${JSON.stringify(doc)}\n`);
 
+/** The store's contract in memory: every write is validated as a document, as the real store does. */
+function memoryStore(first: CampaignDocument) {
+  let doc = first;
+  let writes = 0;
+  const store = {
+    async load(id: string) {
+      return { id, ok: true as const, doc };
+    },
+    async create(next: CampaignDocument): Promise<WriteResult> {
+      doc = next;
+      return { ok: true, doc, written: true };
+    },
+    async loadAll() {
+      return [{ id: doc.campaignId, ok: true as const, doc }];
+    },
+    async transact(_id: string, fn: (d: CampaignDocument) => CampaignDocument | null): Promise<WriteResult> {
+      const next = fn(doc);
+      if (!next) return { ok: true, doc, written: false };
+      const parsed = parseCampaignDocument(JSON.parse(JSON.stringify(next)));
+      if (!parsed.ok) throw new Error(parsed.reason);
+      doc = parsed.doc;
+      writes++;
+      return { ok: true, doc, written: true };
+    },
+  };
+  return { store: store as unknown as CampaignStore, current: () => doc, writes: () => writes };
+}
+
 describe('the document bound', () => {
-  it('holds whatever a remote sends, for longer than any retention', () => {
+  it('holds whatever a remote sends, for longer than any retention', async () => {
     // The longest campaign id and objective an operator may give: the bound includes them.
     const campaignId = `c${'x'.repeat(127)}`;
-    let doc: CampaignDocument = {
-      ...newCampaignDocument({ campaignId, objective: WIDE.repeat(4000), createdAt: '2030-01-01T00:00:00.000Z', remote: { taskId: 'task-A', contextId: null, attached: true } }),
-      machine: initialMachine({ campaignId, controllerId: 'argus-openoperator', maxAttempts: 3 }),
-    };
-    let clock = Date.parse('2030-01-01T00:00:00.000Z');
+    const createdAt = '2030-01-01T00:00:00.000Z';
+    const first = newCampaignDocument({
+      campaignId,
+      objective: WIDE.repeat(4000),
+      createdAt,
+      remote: { taskId: 'task-A', contextId: null, attached: true },
+      machine: initialMachine({ campaignId, controllerId: 'argus-openoperator', maxAttempts: 3, createdAt }),
+    });
+    const mem = memoryStore(first);
+    let clock = Date.parse(createdAt);
+    let n = 0;
+    let failing: string | null = null;
+    // The live host's own read path: the real readStatus effect, the reducer, the chart, the save.
+    const remote = {
+      getTask: async () => {
+        if (failing) return { ok: false, error: { code: failing, message: 'injected', outcome: 'not_sent' } };
+        const snapshot = normalizeTask(hostileWire(n), []);
+        if (!snapshot.ok) throw new Error(snapshot.error.message);
+        return snapshot;
+      },
+    } as unknown as A2AClient;
+    const system = createCampaignSystem({ store: mem.store, now: () => new Date(clock), effects: { controllerId: 'argus-openoperator', remote, now: () => new Date(clock) } });
+    await system.load();
+    const host = system.host(campaignId) as CampaignHost;
+    const read = () => host.tick({ type: 'TICK', now: new Date(clock).toISOString(), cadenceMs: 60_000, binding: { taskId: 'task-A', contextId: null }, force: true });
     let largest = 0;
-    let written = 0;
-    for (let n = 1; n <= 1500; n++) {
+    for (n = 1; n <= 1500; n++) {
       clock += 1000;
-      const now = new Date(clock);
       if (n % 7 === 0) {
         // A streak of three failures of each kind: one CRITICAL each, with long campaign-scoped keys.
         for (const code of ['remote_timeout', 'task_not_found', 'remote_payload_invalid']) {
-          for (let i = 0; i < 3; i++) doc = applyReadFailure(doc, { code }, { controllerId: 'argus-openoperator', now, cadenceMs: 60_000 }).doc;
+          failing = code;
+          for (let i = 0; i < 3; i++) await read();
         }
+        failing = null;
       }
-      const snapshot = normalizeTask(hostileWire(n), []);
-      if (!snapshot.ok) throw new Error(snapshot.error.message);
-      const change = applyObservation(doc, snapshot.value, { controllerId: 'argus-openoperator', now });
-      if (change) {
-        doc = change.doc;
-        written++;
-      }
-      largest = Math.max(largest, size(doc));
+      const before = mem.writes();
+      await read();
+      expect(mem.writes()).toBe(before + 1);
+      largest = Math.max(largest, size(mem.current()));
     }
-    expect(written).toBeGreaterThan(1400);
+    await system.stop();
+    const doc = mem.current();
+    expect(mem.writes()).toBeGreaterThan(1400);
     expect(doc.outbox.nextSeq).toBeGreaterThan(1000);
     expect(doc.outbox.publishedKeys).toHaveLength(PUBLISHED_KEY_RETENTION);
     for (const key of doc.outbox.publishedKeys) expect(key.length).toBeLessThanOrEqual(DEDUPE_KEY_MAX);
     expect(Buffer.byteLength(JSON.stringify(doc.outbox.events))).toBeLessThanOrEqual(OUTBOX_EVENT_BYTES + 2);
     expect(parseCampaignDocument(JSON.parse(JSON.stringify(doc))).ok).toBe(true);
     expect(largest).toBeLessThan(DOCUMENT_BOUND_BYTES);
-  });
+  }, 120_000);
 });
 
 describe('dedupe keys', () => {
@@ -112,7 +161,8 @@ describe('the material fingerprint', () => {
 
 describe('the outbox byte budget', () => {
   it('trims the oldest events past OUTBOX_EVENT_BYTES, keeps ids monotonic and the newest event', () => {
-    let doc = newCampaignDocument({ campaignId: 'c1', objective: 'o', createdAt: '2030-01-01T00:00:00.000Z' });
+    const createdAt = '2030-01-01T00:00:00.000Z';
+    let doc = newCampaignDocument({ campaignId: 'c1', objective: 'o', createdAt, machine: initialMachine({ campaignId: 'c1', controllerId: 'argus-openoperator', maxAttempts: 3, createdAt }) });
     for (let i = 0; i < 150; i++) {
       doc = appendPublicEvents(doc, [{ kind: 'NEEDS_YOU', dedupeKey: `k${i}`, summary: WIDE.repeat(1000) }], '2030-01-01T00:00:00.000Z').doc;
     }

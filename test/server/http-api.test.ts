@@ -208,6 +208,8 @@ describe('campaign routes', () => {
       max_attempts: 2,
       attempts_submitted: 0,
       consecutive_read_failures: 0,
+      // What the actor can take now: an observer may read, pause, close or claim; nothing else.
+      allowed_actions: ['observe', 'pause', 'close', 'claim'],
     };
     expect(created.json).toEqual({ ok: true, campaign: summary });
 

@@ -76,7 +76,8 @@ async function expectIntact(stateRoot: string, ids: string[]): Promise<number> {
   const names = await readdir(path.join(stateRoot, 'campaigns'));
   expect(names.filter((n) => !n.startsWith('.')).sort()).toEqual(ids.map((id) => `${id}.json`));
   expect(names.filter((n) => n.startsWith('.')).every((n) => n.endsWith('.tmp'))).toBe(true);
-  return loaded.filter((r) => r.ok && r.doc.remoteView !== null).length;
+  // v2: the remote view lives in the persisted machine context (the one truth).
+  return loaded.filter((r) => r.ok && (r.doc.machine.snapshot as { context: { remote: unknown } }).context.remote !== null).length;
 }
 
 describe('serve, SIGKILLed and restarted on the same state root', () => {

@@ -43,7 +43,7 @@ describe('a hostile remote that poisons every string it sends', () => {
     expect(events.filter((e) => e.kind === 'NEEDS_YOU').length).toBeGreaterThan(10);
 
     const got = await f.post('campaigns', { action: 'get', campaign_id: 'c1' });
-    const campaign = got.json.campaign as { remote: { stage: string }; pending_question: string | null };
+    const campaign = got.json.campaign as { remote: { stage: string }; pending_question: { key: string; text: string } | null };
     expect(campaign.remote.stage.length).toBeLessThanOrEqual(REMOTE_TEXT_CAPS.stage);
     expect(campaign.remote.stage).toMatch(/^stage-\d+ \[REDACTED\]/);
     await f.post('campaigns', { action: 'list' });

@@ -18,6 +18,9 @@ afterEach(() => scope.dispose());
 const create = (f: HostileFixture, campaignId = 'c1') =>
   f.post('campaigns', { action: 'create', campaign_id: campaignId, objective: 'o', remote_task_id: f.remote.taskId });
 const act = (f: HostileFixture, action: string, extra: Record<string, unknown> = {}) => f.post('campaign_action', { campaign_id: 'c1', action, ...extra });
+/** The machine context persisted in the document (v2: the one truth for the remote view and the lease). */
+const machineContext = (doc: Awaited<ReturnType<typeof readDocument>>) =>
+  (doc.machine.snapshot as { context: { remote: { taskId: string; contextId: string } | null; lease: unknown } }).context;
 const claimedContexts = (f: HostileFixture) => f.remote.calls.filter((c) => c.method.endsWith('lease.claim')).map((c) => c.params.contextId);
 
 describe('an answer about another task', () => {
@@ -32,7 +35,7 @@ describe('an answer about another task', () => {
     expect(summaryOf(f.supervisor, 'c1')).toMatchObject({ consecutive_read_failures: 1, remote: { task_id: 'task-A', context_id: 'ctx-A' } });
     const doc = await readDocument(f.stateRoot, 'c1');
     expect(doc.remote.contextId).toBe('ctx-A');
-    expect(doc.remoteView).toMatchObject({ taskId: 'task-A', contextId: 'ctx-A' });
+    expect(machineContext(doc).remote).toMatchObject({ taskId: 'task-A', contextId: 'ctx-A' });
     expect(JSON.stringify(doc)).not.toContain('OTHER');
 
     // Counted like any failed read: the third in a row raises the one CRITICAL, named for what it is.
@@ -66,7 +69,7 @@ describe('an answer about another task', () => {
     f.remote.setMode('wrong-context');
     expect((await act(f, 'observe')).json).toMatchObject({ read_error: { code: 'remote_payload_invalid' } });
     expect(summaryOf(f.supervisor, 'c1').remote.context_id).toBe('ctx-A');
-    expect((await readDocument(f.stateRoot, 'c1')).remoteView!.contextId).toBe('ctx-A');
+    expect(machineContext(await readDocument(f.stateRoot, 'c1')).remote!.contextId).toBe('ctx-A');
   });
 });
 
@@ -81,7 +84,7 @@ describe('a lease answer about another context', () => {
     expect(claimed.json.error!.message).toContain('remote_payload_invalid');
     expect(summaryOf(f.supervisor, 'c1')).toMatchObject({ state: 'observing', lease: { mode: 'observer' }, remote: { context_id: 'ctx-A' } });
     const doc = await readDocument(f.stateRoot, 'c1');
-    expect(doc.lease).toBeNull();
+    expect(machineContext(doc).lease).toBeNull();
     expect(JSON.stringify(doc)).not.toContain('ctx-OTHER');
   });
 });

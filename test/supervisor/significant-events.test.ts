@@ -97,14 +97,21 @@ describe('a remote blocker', () => {
 
     const summary = summaryOf(supervisor, 'c1');
     expect(summary.attention).toBe('needs-you');
-    const question = summary.pending_question!;
+    const pending = summary.pending_question!;
+    // The view names the question (`key`), so an answer can say which one it answers.
+    expect(pending.key.length).toBeGreaterThan(0);
+    const question = pending.text;
     expect(question.length).toBeGreaterThan(0);
     expect(question.length).toBeLessThanOrEqual(QUESTION_MAX_CHARS);
     expect(question).toBe(BLOCKER_QUESTION);
     expect(question).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/);
     expect(needsYou.data).toMatchObject({ question, reason: 'input-required' });
 
-    const answered = await supervisor.campaignAction({ campaign_id: 'c1', action: 'answer', text: 'Yes, lower it to 1e-4.' });
+    // An answer that names another question is refused by the chart's answerMatchesQuestion.
+    const stale = await supervisor.campaignAction({ campaign_id: 'c1', action: 'answer', text: 'Yes.', question_key: `${pending.key}-old` });
+    expect(stale).toMatchObject({ ok: false, error: { code: 'action_not_allowed', message: 'That question is no longer pending.' } });
+    expect(summaryOf(supervisor, 'c1').attention).toBe('needs-you');
+    const answered = await supervisor.campaignAction({ campaign_id: 'c1', action: 'answer', text: 'Yes, lower it to 1e-4.', question_key: pending.key });
     expect(answered.ok).toBe(true);
     const after = summaryOf(supervisor, 'c1');
     expect(after.pending_question).toBeNull();

@@ -1,0 +1,134 @@
+/**
+ * The typed input and output of every effect the campaign invokes. An effect's output carries
+ * everything the chart needs to decide (ids, outcome, error code): no effect writes context.
+ * @module
+ */
+import type { BindingFacts, LeaseReadback, Mutation, MutationKind, ReadFailures, RemoteView } from './campaign.types.js';
+import type { PublicEventDraft, SignificantEvent, WakeRequest } from './vocabulary.js';
+
+
+export interface ReadStatusInput {
+  campaignId: string;
+  controllerId: string;
+  taskId: string;
+  contextId: string | null;
+  /** The last material view (the reducer diffs against it) and the failure streak. */
+  previous: RemoteView | null;
+  readFailures: ReadFailures;
+  /** Names the first outage when the remote was never read. */
+  createdAt: string;
+  cadenceMs: number;
+  now: string;
+}
+
+/** The reduced answer to one status read. Guards decide unchanged versus material from it. */
+export type ReadStatusOutput =
+  | {
+      ok: true;
+      requestedAt: string;
+      fingerprint: string;
+      readback: LeaseReadback | null;
+      /**
+       * The reduction, present when the fingerprint differs from `previous` or a failure streak
+       * ends; null when the effect saw nothing to reduce. `view` is what to remember next.
+       */
+      observation: {
+        view: RemoteView;
+        events: SignificantEvent[];
+        wakes: WakeRequest[];
+        drafts: PublicEventDraft[];
+        remoteBlocked: boolean;
+      } | null;
+    }
+  | {
+      ok: false;
+      requestedAt: string;
+      code: string;
+      /** This failure's place in the streak, as the noise reducer judged it. */
+      failure: { consecutive: number; critical: boolean; backoffMs: number; drafts: PublicEventDraft[] };
+    };
+
+export interface ClaimLeaseInput {
+  campaignId: string;
+  controllerId: string;
+  ttlSeconds: number;
+  binding: BindingFacts;
+}
+/**
+ * The claim's answer and a lease readback taken after it; both must show us. `contextId` is
+ * the context that was leased (learned from the task when the binding had none).
+ */
+export interface ClaimLeaseOutput {
+  claimed: LeaseReadback | null;
+  readback: LeaseReadback | null;
+  contextId: string | null;
+  ttlSeconds: number;
+  /** The remote's stable code when it refused or failed (`lease_held`, `remote_timeout`, …). */
+  code: string | null;
+}
+
+export interface RenewLeaseInput {
+  campaignId: string;
+  controllerId: string;
+  epoch: number;
+  contextId: string;
+  ttlSeconds: number;
+}
+export interface RenewLeaseOutput {
+  lease: LeaseReadback | null;
+  code: string | null;
+}
+
+/** The lease read back right before a mutation is journaled. */
+export interface ReadLeaseInput {
+  campaignId: string;
+  contextId: string;
+}
+export interface ReadLeaseOutput {
+  readback: LeaseReadback | null;
+  /** Null when the remote answered; else why the lease could not be read (nothing is sent). */
+  code: string | null;
+}
+
+export interface JournalIntentInput {
+  campaignId: string;
+  requestId: string;
+  kind: MutationKind;
+  epoch: number;
+  mutation: Mutation;
+  binding: BindingFacts;
+}
+/** The intent is durable (fsynced) when this resolves; `journaledAt` is the clock after the write. */
+export interface JournalIntentOutput {
+  journaledAt: string;
+}
+
+export interface RelayMutationInput {
+  campaignId: string;
+  controllerId: string;
+  epoch: number;
+  requestId: string;
+  mutation: Mutation;
+  binding: BindingFacts;
+}
+/**
+ * `rejected` is a clear remote answer that nothing was applied;
+ * `ambiguous` is anything that may have been applied (timeout after send, reset, 5xx).
+ */
+export type RelayMutationOutput =
+  | { outcome: 'applied'; requestId: string; taskId: string | null }
+  | { outcome: 'rejected'; requestId: string; code: string; leaseLost: boolean }
+  | { outcome: 'ambiguous'; requestId: string; code: string };
+
+export interface ReadBackIntentInput {
+  campaignId: string;
+  requestId: string;
+  kind: MutationKind;
+  readbackSupported: boolean;
+}
+/** `unavailable`: the remote cannot answer (no readback support, or it failed). */
+export interface ReadBackIntentOutput {
+  requestId: string;
+  status: 'applied' | 'not_applied' | 'unavailable';
+  taskId: string | null;
+}

@@ -1,0 +1,260 @@
+/**
+ * One operator action, end to end: the API body becomes an operator event carrying the facts
+ * the chart decides on; `explainRefusal` names the rule it breaks (409 + the guard's code) or
+ * the event is sent to the campaign's live actor; the answer is built from what the actor
+ * emitted (CLAIM_SETTLED, MUTATION_REFUSED, INTENT_SETTLED, READ_SETTLED). The API decides no
+ * rule itself. `allowedActions` asks the same snapshot about every action's representative event.
+ * @module
+ */
+import { randomUUID } from 'node:crypto';
+import type { RemoteDescription } from '../../adapters/a2a/discovery.js';
+import { explainRefusal } from '../../machines/campaign.rules.js';
+import type { CampaignEmitted, Mutation, OperatorEvent, TickEvent } from '../../machines/campaign.types.js';
+import type { CampaignDocument } from '../../persistence/campaign-document.js';
+import type { StoreFailure } from '../../persistence/store-errors.js';
+import { remoteRefusalCode } from '../authority/mutation-wire.js';
+import type { KeepAnswer } from '../authority/request-gate.js';
+import type { CampaignHost, SendOutcome } from '../campaign/campaign-host.js';
+import { factsOf, type CampaignFacts, type CampaignSnapshot } from '../campaign/projection.js';
+import { apiError, type ApiError, type ApiErrorCode } from './api-errors.js';
+import type { CampaignActionBody } from './api-schemas.js';
+import { bindingOf, boundTaskStateOf, capabilitiesOf, controllerOfContext } from './campaign-facts.js';
+import type { CampaignSummary, PublicEventView } from './read-model.js';
+import { refusalResult } from './refusals.js';
+import type { ApiResult } from './supervisor-api.js';
+
+export interface CampaignActionsDeps {
+  /** Why there is no remote (not configured, or not enabled); null when there is one. */
+  noRemote(): ApiError | null;
+  /** The remote's description, discovering it now if start-up could not. */
+  description(): Promise<RemoteDescription | null>;
+  knownDescription(): RemoteDescription | null;
+  /** Every hosted campaign's snapshot (one controller per context). */
+  snapshots(): Iterable<[string, CampaignSnapshot]>;
+  mutationInFlight(campaignId: string): boolean;
+  view(facts: CampaignFacts, snapshot: CampaignSnapshot, host: CampaignHost): CampaignSummary;
+  /** The campaign's public events from seq `from` on (the read model's feed). */
+  eventsFrom(campaignId: string, from: number): PublicEventView[];
+  /** A store failure as the answer it means (throws ApiFailure: storage_unavailable, campaign_corrupt). */
+  unusable(campaignId: string, failure: StoreFailure<string>): never;
+  leaseTtlSeconds: number;
+  /** Two heartbeats: the shortest TTL the heartbeat can keep renewed. */
+  minTtlSeconds: number;
+  cadenceMs: number;
+  now(): Date;
+}
+
+type Action = CampaignActionBody['action'];
+export const OPERATOR_ACTIONS: readonly Action[] = ['observe', 'pause', 'resume', 'close', 'answer', 'claim', 'release', 'submit', 'intervene', 'cancel', 'resolve_intent'];
+const NEEDS_REMOTE = new Set<Action>(['observe', 'claim', 'release', 'submit', 'intervene', 'cancel']);
+
+const ok = <T>(value: T): ApiResult<T> => ({ ok: true, value });
+const fail = (code: ApiErrorCode, message: string): ApiResult<never> => ({ ok: false, error: apiError(code, message) });
+const find = <T extends CampaignEmitted['type']>(emitted: CampaignEmitted[], type: T) =>
+  emitted.filter((e): e is Extract<CampaignEmitted, { type: T }> => e.type === type).at(-1) ?? null;
+
+export class CampaignActions {
+  constructor(private readonly deps: CampaignActionsDeps) {}
+
+  /** Runs one action on a hosted campaign. `keepAnswer` (Idempotency-Key) joins a mutation's outcome write. */
+  async act(host: CampaignHost, req: CampaignActionBody, opts: { mutationInFlight?: boolean; keepAnswer?: KeepAnswer } = {}): Promise<ApiResult<unknown>> {
+    const missing = NEEDS_REMOTE.has(req.action) ? this.deps.noRemote() : null;
+    if (missing) return { ok: false, error: missing };
+    if (req.action === 'claim' || isMutation(req.action)) await this.deps.description();
+    if (req.action === 'observe') return this.observe(host);
+    const event = this.eventFor(host, req, opts.mutationInFlight ?? false);
+    const refused = explainRefusal(host.getSnapshot(), event);
+    if (refused) return refusalResult(refused);
+    const keep = opts.keepAnswer;
+    const outcome = await host.send(event, keep && event.type === 'MUTATE' ? (doc, o) => keep(doc, this.answer(host, req, event, { ...o, save: null }, doc)) : undefined);
+    if (outcome.save && !outcome.save.ok) {
+      // The relay has happened: a lost outcome write leaves it in doubt, never an error inviting a retry.
+      if (find(outcome.emitted, 'INTENT_SETTLED')) {
+        return fail('mutation_in_doubt', 'The outcome could not be recorded; it will not be re-sent. Use resolve_intent.');
+      }
+      this.deps.unusable(host.id, outcome.save);
+    }
+    const answer = this.answer(host, req, event, outcome, null);
+    if (req.action !== 'resume' || !answer.ok || this.deps.noRemote() || host.facts.binding.taskId === null) return answer;
+    // Resume only observes and reads back; it never claims. A failed read does not undo it.
+    const observed = await this.observe(host);
+    return observed.ok ? observed : ok({ ...(answer.value as object), observe_error: observed.error });
+  }
+
+  /** The actions whose representative event the actor can take now. */
+  allowedActions(host: CampaignHost, snapshot: CampaignSnapshot = host.getSnapshot()): string[] {
+    if (snapshot.status !== 'active') return [];
+    const allowed: string[] = [];
+    for (const action of OPERATOR_ACTIONS) {
+      const event = action === 'observe' ? this.tick(host, snapshot) : this.eventFor(host, representative(action, snapshot), this.deps.mutationInFlight(host.id), snapshot);
+      if (snapshot.can(event)) allowed.push(action);
+    }
+    return allowed;
+  }
+
+  private async observe(host: CampaignHost): Promise<ApiResult<unknown>> {
+    const snapshot = host.getSnapshot();
+    const event = this.tick(host, snapshot);
+    if (snapshot.status !== 'active' || !snapshot.can(event)) return refusalResult(whyNoRead(host, snapshot));
+    const from = this.nextSeqOf(host);
+    const outcome = await host.observe(event);
+    // An operator's read also proves the document readable (the heartbeat's quiet tick does not
+    // read it): one that went bad meanwhile answers campaign_corrupt, never ok.
+    const checked = outcome.save ?? (await host.write(() => null));
+    if (!checked.ok) this.deps.unusable(host.id, checked);
+    const read = find(outcome.emitted, 'READ_SETTLED');
+    return ok({
+      campaign: this.deps.view(host.facts, host.getSnapshot(), host),
+      changed: outcome.save?.ok === true,
+      events: this.deps.eventsFrom(host.id, from),
+      ...(read?.result === 'failed' ? { read_error: { code: read.code, message: `The remote status read failed (${read.code}).` } } : {}),
+    });
+  }
+
+  private nextSeqOf(host: CampaignHost): number {
+    const events = this.deps.eventsFrom(host.id, 0);
+    return events.length ? events[events.length - 1]!.seq + 1 : 0;
+  }
+
+  tick(host: CampaignHost, snapshot: CampaignSnapshot, force = true): TickEvent {
+    return { type: 'TICK', now: this.deps.now().toISOString(), cadenceMs: this.deps.cadenceMs, binding: bindingOf(host.facts, snapshot), ...(force ? { force } : {}) };
+  }
+
+  /** The operator event of one action, with the facts the chart's rules read. */
+  eventFor(host: CampaignHost, req: CampaignActionBody, mutationInFlight: boolean, snapshot = host.getSnapshot()): OperatorEvent {
+    const now = this.deps.now().toISOString();
+    const capabilities = capabilitiesOf(this.deps.knownDescription());
+    const binding = bindingOf(host.facts, snapshot);
+    switch (req.action) {
+      case 'pause':
+        return { type: 'PAUSE' };
+      case 'resume':
+        return { type: 'RESUME', now };
+      case 'close':
+        return { type: 'CLOSE' };
+      case 'answer':
+        return { type: 'OPERATOR_ANSWER', questionKey: req.question_key ?? snapshot.context.pendingQuestion?.key ?? '', answer: req.text };
+      case 'resolve_intent':
+        return { type: 'RESOLVE_INTENT', capabilities };
+      case 'claim':
+        return {
+          type: 'OPERATOR_CLAIM',
+          ttlSeconds: req.ttl_seconds ?? this.deps.leaseTtlSeconds,
+          now,
+          minTtlSeconds: this.deps.minTtlSeconds,
+          capabilities,
+          binding,
+          contextControlledBy: controllerOfContext(binding.contextId, host.id, this.deps.snapshots()),
+        };
+      default:
+        return {
+          type: 'MUTATE',
+          mutation: mutationOf(req),
+          requestId: randomUUID(),
+          epoch: req.action === 'observe' ? 0 : req.epoch,
+          approval: { kind: 'operator', principal: 'api-key' },
+          now,
+          mutationInFlight,
+          boundTaskState: boundTaskStateOf(host.facts, snapshot),
+          capabilities,
+          binding,
+        };
+    }
+  }
+
+  /** The answer to an action from what its event caused. `doc`: the document being written (kept answers). */
+  private answer(host: CampaignHost, req: CampaignActionBody, event: OperatorEvent, outcome: SendOutcome, doc: CampaignDocument | null): ApiResult<unknown> {
+    const campaign = this.deps.view(doc ? factsOf(doc) : host.facts, outcome.snapshot, host);
+    const e = outcome.emitted;
+    if (event.type === 'OPERATOR_CLAIM') {
+      const settled = find(e, 'CLAIM_SETTLED');
+      if (settled?.granted) {
+        const lease = outcome.snapshot.context.lease;
+        return ok({ campaign, lease: { epoch: lease?.epoch ?? settled.epoch, expires_at: lease?.expiresAt ?? null } });
+      }
+      const code = settled?.code ?? null;
+      if (code === 'lease_held') return fail('lease_held', 'Another controller holds an unexpired lease on this remote context.');
+      if (code === null || code === 'lease_not_held') return fail('lease_not_held', 'The remote did not confirm the lease on readback; the campaign stays an observer.');
+      return fail('remote_unavailable', `The claim failed at the remote (${code}).`);
+    }
+    if (event.type === 'MUTATE') return mutationAnswer(e, event, campaign);
+    if (event.type === 'RESOLVE_INTENT') {
+      const settled = find(e, 'INTENT_SETTLED');
+      if (settled && settled.settledBy === 'readback') return ok({ campaign, request_id: settled.requestId, action: settled.kind, status: settled.status });
+      return fail(
+        'intent_unresolved',
+        event.capabilities?.requestReadback
+          ? 'The remote could not read the request back now; the campaign keeps observing. Try again later.'
+          : 'The remote cannot read back request ids; reconcile at the remote service. The campaign keeps observing.',
+      );
+    }
+    void req;
+    return ok({ campaign });
+  }
+}
+
+function mutationAnswer(e: CampaignEmitted[], event: Extract<OperatorEvent, { type: 'MUTATE' }>, campaign: CampaignSummary): ApiResult<unknown> {
+  const kind = event.mutation.kind;
+  const refused = find(e, 'MUTATION_REFUSED');
+  const settled = find(e, 'INTENT_SETTLED');
+  if (settled?.status === 'applied') {
+    return ok({ campaign, request_id: settled.requestId, outcome: 'applied', ...(settled.taskId ? { task_id: settled.taskId } : {}) });
+  }
+  if (settled?.status === 'rejected' || settled?.status === 'not_applied') {
+    if (settled.code === 'readback_stale') return refusalResult('readback_stale');
+    return fail(remoteRefusalCode(settled.code ?? undefined), `The remote refused the ${kind} (${settled.code ?? 'rejected'}); nothing was applied.`);
+  }
+  if (settled?.status === 'ambiguous' || find(e, 'INTENT_AMBIGUOUS')) {
+    return fail('mutation_in_doubt', `The ${kind} may or may not have been applied; it will not be re-sent. Use resolve_intent.`);
+  }
+  if (refused) {
+    if (refused.code.startsWith('remote_')) return fail('remote_unavailable', `The lease could not be read back (${refused.code}); nothing was sent.`);
+    if (!refused.journaled && /journal|io_failed|lock_timeout|intent_/.test(refused.code)) return fail('action_not_allowed', 'The intent could not be journaled; nothing was sent.');
+    return refusalResult(refused.code);
+  }
+  return fail('mutation_in_doubt', `The ${kind} outcome is not known; it will not be re-sent. Use resolve_intent.`);
+}
+
+const isMutation = (action: Action): action is 'release' | 'submit' | 'intervene' | 'cancel' =>
+  action === 'release' || action === 'submit' || action === 'intervene' || action === 'cancel';
+
+function mutationOf(req: CampaignActionBody): Mutation {
+  switch (req.action) {
+    case 'submit':
+      return { kind: 'submit', text: req.text };
+    case 'intervene':
+      return { kind: 'intervene', instruction: req.instruction };
+    case 'cancel':
+      return { kind: 'cancel', reason: req.reason };
+    default:
+      return { kind: 'release' };
+  }
+}
+
+/** A body standing for "this action, done right" (the epoch we hold, a placeholder text). */
+function representative(action: Action, snapshot: CampaignSnapshot): CampaignActionBody {
+  const campaign_id = snapshot.context.campaignId;
+  const epoch = snapshot.context.lease?.epoch ?? 0;
+  switch (action) {
+    case 'answer':
+      return { campaign_id, action, text: 'answer' };
+    case 'release':
+      return { campaign_id, action, epoch };
+    case 'submit':
+      return { campaign_id, action, epoch, text: 'attempt' };
+    case 'intervene':
+      return { campaign_id, action, epoch, instruction: 'instruction' };
+    case 'cancel':
+      return { campaign_id, action, epoch, reason: 'reason' };
+    default:
+      return { campaign_id, action } as CampaignActionBody;
+  }
+}
+
+/** Why a forced read cannot start now (the chart's own states: paused, closed, nothing bound, busy). */
+function whyNoRead(host: CampaignHost, snapshot: CampaignSnapshot): string {
+  if (snapshot.status === 'done') return 'campaign_closed';
+  if (snapshot.matches('paused' as never)) return 'campaign_paused';
+  if (host.facts.binding.taskId === null) return 'no_task_bound';
+  return 'effect_in_flight';
+}

@@ -1,0 +1,95 @@
+/**
+ * What the live actors tell the read side: the read model (@xstate/store) of views and the
+ * public feed, the metrics, `last_read_at` (memory only) and the wake handlers. Views are
+ * projected from the host's snapshot, never stored; public events reach the feed only once
+ * their save is durable.
+ * @module
+ */
+import type { Logger } from '../../adapters/logger.js';
+import type { CampaignEmitted } from '../../machines/campaign.types.js';
+import type { WakeTarget } from '../../machines/vocabulary.js';
+import type { CampaignDocument, WakeRequest as RecordedWake } from '../../persistence/campaign-document.js';
+import type { CampaignHost } from '../campaign/campaign-host.js';
+import type { SaveResult } from '../campaign/campaign-save.js';
+import { corruptSummary, eventViews, projectCampaign, type CampaignFacts, type CampaignSnapshot } from '../campaign/projection.js';
+import type { SupervisorMetrics } from './metrics.js';
+import type { CampaignSummary, PublicEventView, ReadModel } from './read-model.js';
+
+/**
+ * Where wake requests go. The Argus and Foreman bridges are a later issue; until then the
+ * requests are only recorded durably (and counted), and tests pass a counting bridge here.
+ */
+export type WakeHandler = (campaignId: string, wake: RecordedWake) => Promise<void>;
+
+export interface CampaignViewsDeps {
+  readModel: ReadModel;
+  metrics: SupervisorMetrics;
+  logger: Logger;
+  wakeHandlers?: Partial<Record<WakeTarget, WakeHandler>> | undefined;
+  allowedActions(host: CampaignHost, snapshot: CampaignSnapshot): string[];
+}
+
+export class CampaignViews {
+  private loading: { summaries: CampaignSummary[]; events: PublicEventView[] } | null = null;
+
+  constructor(private readonly deps: CampaignViewsDeps) {}
+
+  summary(host: CampaignHost, facts: CampaignFacts = host.facts, snapshot: CampaignSnapshot = host.getSnapshot()): CampaignSummary {
+    if (host.corrupt) return corruptSummary(host.id);
+    return projectCampaign(facts, snapshot, { lastReadAt: host.lastReadAt, allowedActions: this.deps.allowedActions(host, snapshot) });
+  }
+
+  /** Collects views and feeds while the system loads; one read-model update at the end. */
+  beginLoad(): void {
+    this.loading = { summaries: [], events: [] };
+  }
+
+  loaded(doc: CampaignDocument): void {
+    this.loading?.events.push(...eventViews(doc.outbox.events));
+  }
+
+  endLoad(hosts: Iterable<CampaignHost>, corrupt: Iterable<{ id: string }>): void {
+    const summaries = [...hosts].map((h) => this.summary(h));
+    for (const c of corrupt) summaries.push(corruptSummary(c.id));
+    this.deps.readModel.trigger.campaignsLoaded({ summaries, events: this.loading?.events ?? [] });
+    this.loading = null;
+  }
+
+  refresh(host: CampaignHost): void {
+    if (this.loading) return;
+    this.deps.readModel.trigger.campaignUpdated({ summary: this.summary(host) });
+  }
+
+  corrupt(campaignId: string): void {
+    if (this.loading) return;
+    this.deps.readModel.trigger.campaignUpdated({ summary: corruptSummary(campaignId) });
+  }
+
+  /** A successful status read: `last_read_at` moves in memory only (an unchanged tick writes nothing). */
+  read(host: CampaignHost, at: string): void {
+    host.lastReadAt = at;
+    if (!this.loading) this.deps.readModel.trigger.campaignRead({ campaignId: host.id, at });
+  }
+
+  emitted(host: CampaignHost, event: CampaignEmitted): void {
+    // An operator's observe is not a heartbeat tick.
+    if (event.type === 'READ_SETTLED' && host.observing === 0) this.deps.metrics.ticks.inc({ result: event.result });
+  }
+
+  /** The save is durable: publish its events, count them, and hand its wakes to the bridges. */
+  saved(host: CampaignHost, saved: SaveResult): void {
+    const { metrics, readModel } = this.deps;
+    for (const event of saved.appended) metrics.publicEvents.inc({ kind: event.kind });
+    if (saved.appended.length) readModel.trigger.publicEventsAppended({ events: eventViews(saved.appended) });
+    for (const wake of saved.wakes) {
+      metrics.wakeRequests.inc({ target: wake.target });
+      const handler = this.deps.wakeHandlers?.[wake.target];
+      if (!handler) continue;
+      metrics.modelCalls.inc({ runtime: wake.target });
+      // A wake is durable before the handler runs; a failing (or slow) handler never blocks observation.
+      void handler(host.id, wake).catch((error: unknown) =>
+        this.deps.logger.error({ campaignId: host.id, target: wake.target, err: String(error) }, 'wake handler failed'),
+      );
+    }
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * The `campaigns` route: list and get read the read model; create verifies the remote task
+ * (one read: a task the remote does not have, or cannot show now, is not stored), writes the
+ * document with the chart's initial snapshot, and hosts its actor.
+ * @module
+ */
+import { createActor } from 'xstate';
+import type { A2AClient } from '../../adapters/a2a/index.js';
+import { CAMPAIGN_MACHINE_VERSION, campaignMachine } from '../../machines/campaign.machine.js';
+import { newCampaignDocument } from '../../persistence/campaign-document.js';
+import type { StoreFailure } from '../../persistence/store-errors.js';
+import { createReadRefusal } from '../authority/task-verification.js';
+import type { CampaignSystem } from '../runtime/campaign-system.js';
+import { apiError, type ApiErrorCode } from './api-errors.js';
+import type { CampaignsBody } from './api-schemas.js';
+import type { CampaignViews } from './campaign-views.js';
+import type { ReadModel } from './read-model.js';
+import type { ApiResult } from './supervisor-api.js';
+
+export interface CampaignsRouteDeps {
+  system: CampaignSystem;
+  views: CampaignViews;
+  readModel: ReadModel;
+  remote: A2AClient | null;
+  controllerId: string;
+  now(): Date;
+  /** Counts the verifying read for /health (reachability). */
+  readAnswered(ok: boolean, code: string | null): void;
+  unusable(campaignId: string, failure: StoreFailure<string>): never;
+}
+
+const ok = <T>(value: T): ApiResult<T> => ({ ok: true, value });
+const fail = (code: ApiErrorCode, message: string): ApiResult<never> => ({ ok: false, error: apiError(code, message) });
+
+/** The first persisted snapshot of a new campaign. */
+export function initialMachine(input: { campaignId: string; controllerId: string; maxAttempts: number; createdAt: string }) {
+  const actor = createActor(campaignMachine, { input });
+  actor.start();
+  const persisted = { version: CAMPAIGN_MACHINE_VERSION, snapshot: actor.getPersistedSnapshot() };
+  actor.stop();
+  return persisted;
+}
+
+export async function campaignsRoute(deps: CampaignsRouteDeps, req: CampaignsBody): Promise<ApiResult<unknown>> {
+  const model = deps.readModel.getSnapshot().context;
+  if (req.action === 'list') return ok({ campaigns: [...model.campaigns.values()] });
+  if (req.action === 'get') {
+    const summary = model.campaigns.get(req.campaign_id);
+    if (!summary) return fail('campaign_not_found', `No campaign is named ${req.campaign_id}.`);
+    return ok({ campaign: summary, events: model.events.filter((e) => e.campaign_id === req.campaign_id) });
+  }
+  return create(deps, req);
+}
+
+async function create(deps: CampaignsRouteDeps, req: Extract<CampaignsBody, { action: 'create' }>): Promise<ApiResult<unknown>> {
+  const exists = () => fail('campaign_exists', `A campaign named ${req.campaign_id} already exists.`);
+  if (deps.system.has(req.campaign_id)) return exists();
+  let readAt: string | null = null;
+  if (req.remote_task_id && deps.remote) {
+    const read = await deps.remote.getTask(req.remote_task_id, { contextId: null });
+    deps.readAnswered(read.ok, read.ok ? null : read.error.code);
+    if (!read.ok) return { ok: false, error: createReadRefusal(read.error) };
+    // A success counts as the campaign's first read (`last_read_at`).
+    readAt = deps.now().toISOString();
+  }
+  const createdAt = deps.now();
+  const maxAttempts = req.max_attempts ?? 3;
+  const doc = newCampaignDocument({
+    campaignId: req.campaign_id,
+    objective: req.objective,
+    createdAt,
+    machine: initialMachine({ campaignId: req.campaign_id, controllerId: deps.controllerId, maxAttempts, createdAt: createdAt.toISOString() }),
+    // An attached task was started elsewhere: it is observed, never sent again.
+    remote: req.remote_task_id ? { taskId: req.remote_task_id, contextId: null, attached: true } : { taskId: null, contextId: null, attached: false },
+  });
+  const created = await deps.system.create(doc);
+  if (!created.ok) {
+    if (created.code === 'campaign_exists') return exists();
+    if (created.code === 'io_failed' || created.code === 'lock_timeout' || created.code === 'fence_stale') deps.unusable(req.campaign_id, created);
+    return fail('invalid_request', `The campaign could not be created (${created.code}).`);
+  }
+  const host = deps.system.host(req.campaign_id);
+  if (!host) return fail('campaign_corrupt', 'The new campaign could not be started.');
+  if (readAt) host.lastReadAt = readAt;
+  deps.views.refresh(host);
+  return ok({ campaign: deps.views.summary(host) });
+}

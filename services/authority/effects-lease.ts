@@ -1,0 +1,88 @@
+/**
+ * The lease effects: claim (learning the context from the task when the binding has none, then
+ * reading the lease back), renew at our epoch, and the readback taken right before a mutation.
+ * Each answers with what the remote said or the stable code of why it could not; the chart's
+ * guards decide what that means. Nothing here throws for a remote failure.
+ * @module
+ */
+import { randomUUID } from 'node:crypto';
+import { fromPromise } from 'xstate';
+import type { LeaseView } from '../../adapters/a2a/index.js';
+import type {
+  ClaimLeaseInput,
+  ClaimLeaseOutput,
+  LeaseReadback,
+  ReadLeaseInput,
+  ReadLeaseOutput,
+  RenewLeaseInput,
+  RenewLeaseOutput,
+} from '../../machines/campaign.types.js';
+import { REMOTE_NOT_CONFIGURED, type EffectDeps } from '../campaign/effect-deps.js';
+
+/** The remote's lease as a readback stamped with the instant its answer arrived. */
+export const toReadback = (lease: LeaseView | null, readAt: Date): LeaseReadback | null =>
+  lease ? { holder: lease.holder, epoch: lease.epoch, expiresAt: lease.expiresAt, readAt: readAt.toISOString() } : null;
+
+export function createLeaseEffects(deps: EffectDeps) {
+  const { controllerId, remote } = deps;
+
+  const claimLease = fromPromise<ClaimLeaseOutput, ClaimLeaseInput>(async ({ input }) => {
+    const refused = (contextId: string | null, code: string): ClaimLeaseOutput => ({
+      claimed: null,
+      readback: null,
+      contextId,
+      ttlSeconds: input.ttlSeconds,
+      code,
+    });
+    if (!remote) return refused(input.binding.contextId, REMOTE_NOT_CONFIGURED);
+
+    // An attached task's context is the one to lease: learn it before claiming, never guess.
+    let contextId = input.binding.contextId;
+    if (!contextId && input.binding.taskId) {
+      const read = await remote.getTask(input.binding.taskId);
+      if (!read.ok) return refused(null, read.error.code);
+      contextId = read.value.contextId;
+    }
+    const claimed = await remote.control.leaseClaim({
+      ...(contextId ? { contextId } : {}),
+      controllerId,
+      ttlSeconds: input.ttlSeconds,
+      requestId: randomUUID(),
+    });
+    if (!claimed.ok) return refused(contextId, claimed.error.code);
+    const granted = claimed.value.lease;
+    // The claim's own answer is not enough: the lease is read back before it counts.
+    const readback = granted ? await remote.control.leaseGet({ contextId: granted.contextId }) : null;
+    const at = deps.now();
+    return {
+      claimed: toReadback(granted, at),
+      readback: readback?.ok ? toReadback(readback.value.lease, at) : null,
+      contextId: granted?.contextId ?? contextId,
+      ttlSeconds: granted?.ttlSeconds ?? input.ttlSeconds,
+      code: readback && !readback.ok ? readback.error.code : null,
+    };
+  });
+
+  const renewLease = fromPromise<RenewLeaseOutput, RenewLeaseInput>(async ({ input }) => {
+    if (!remote) return { lease: null, code: REMOTE_NOT_CONFIGURED };
+    const renewed = await remote.control.leaseRenew({
+      contextId: input.contextId,
+      controllerId,
+      epoch: input.epoch,
+      ttlSeconds: input.ttlSeconds,
+      requestId: randomUUID(),
+    });
+    if (!renewed.ok) return { lease: null, code: renewed.error.code };
+    return { lease: toReadback(renewed.value.lease, deps.now()), code: null };
+  });
+
+  /** `leaseGet` right before a mutation is journaled: a readback from an earlier tick is never fresh. */
+  const readLease = fromPromise<ReadLeaseOutput, ReadLeaseInput>(async ({ input }) => {
+    if (!remote) return { readback: null, code: REMOTE_NOT_CONFIGURED };
+    const read = await remote.control.leaseGet({ contextId: input.contextId });
+    if (!read.ok) return { readback: null, code: read.error.code };
+    return { readback: toReadback(read.value.lease, deps.now()), code: null };
+  });
+
+  return { claimLease, renewLease, readLease };
+}

@@ -1,0 +1,361 @@
+/**
+ * The host of one campaign's live actor: restored at boot from its document, it lives as long
+ * as the process. It saves through ONE subscription: when the snapshot is quiescent (no
+ * effect in flight) and something durable changed (the context object, the state outside the
+ * heartbeat region, or emitted events waiting for the outbox/journal), it writes the emitted
+ * events and the persisted snapshot in one store transaction, through the campaign's one
+ * write queue. An unchanged status read changes none of these: no write, no document read.
+ * @module
+ */
+import { createActor, type Actor, type InspectionEvent, type Subscription } from 'xstate';
+import type { CampaignMachine } from '../../machines/campaign.machine.js';
+import { CAMPAIGN_MACHINE_VERSION, checkRestorable, isQuiescent } from '../../machines/campaign.machine.js';
+import type { CampaignEmitted, CampaignEvent, MutationKind, OperatorEvent, TickEvent } from '../../machines/campaign.types.js';
+import type { CampaignDocument } from '../../persistence/campaign-document.js';
+import type { CampaignStore, WriteResult } from '../../persistence/campaign-store.js';
+import { recordIntent } from '../../persistence/intent-journal.js';
+import type { StoreFailure } from '../../persistence/store-errors.js';
+import { crashPoint } from '../runtime/fault-points.js';
+import { applySave, isDurable, type SaveResult } from './campaign-save.js';
+import { factsOf, type CampaignFacts, type CampaignSnapshot } from './projection.js';
+
+export interface CampaignHostDeps {
+  logic: CampaignMachine;
+  store: CampaignStore;
+  now(): Date;
+  inspect?: ((event: InspectionEvent) => void) | undefined;
+  /** After every successful save: what it appended to the outbox and the wake log. */
+  onSaved(host: CampaignHost, saved: SaveResult): void;
+  /** Every emitted event, durable or not (READ_SETTLED feeds metrics and `last_read_at`). */
+  onEmitted(host: CampaignHost, event: CampaignEmitted): void;
+  /** The view changed (context, state outside the heartbeat, binding, journal). */
+  onViewChanged(host: CampaignHost): void;
+  /** A write failed; a corrupt document stops the actor (reported, never replaced). */
+  onWriteFailed(host: CampaignHost, failure: StoreFailure<string>): void;
+}
+
+/** What an operator event caused, once the actor is quiescent again and its save is done. */
+export interface SendOutcome {
+  emitted: CampaignEmitted[];
+  snapshot: CampaignSnapshot;
+  /** The save that followed (null: nothing durable changed, nothing written). */
+  save: WriteResult | null;
+}
+
+/** Kept in the same write as the outcome (an Idempotency-Key answer), built from the outcome. */
+export type KeepInSave = (doc: CampaignDocument, outcome: Omit<SendOutcome, 'save'>) => CampaignDocument;
+
+interface Collector {
+  /** The snapshot that ends what the event caused. */
+  done(snapshot: CampaignSnapshot): boolean;
+  emitted: CampaignEmitted[];
+  keep: KeepInSave | undefined;
+  resolve(outcome: SendOutcome): void;
+}
+
+export class MachineRestoreError extends Error {
+  readonly code = 'machine_version_unknown';
+}
+
+export class CampaignHost {
+  readonly id: string;
+  facts: CampaignFacts;
+  lastReadAt: string | null = null;
+  /** Operator reads (`observe`) in flight: their READ_SETTLED is not a heartbeat tick. */
+  observing = 0;
+  corrupt: { code: string; reason: string } | null = null;
+  private actor: Actor<CampaignMachine>;
+  /** The persisted snapshot as last known on disk: a failed save rewinds the actor to it. */
+  private durable: unknown;
+  /** After a rewind, nothing is saved until the next event (storage that is down is not hammered). */
+  private holdSaves = false;
+  private readonly deps: CampaignHostDeps;
+  private pending: CampaignEmitted[] = [];
+  private readonly collectors = new Set<Collector>();
+  private tickWaiters: (() => void)[] = [];
+  private writes: Promise<void> = Promise.resolve();
+  private savedContext: unknown;
+  private savedStateKey = '';
+  /** Why an intent that turns ambiguous without a relay answer is in doubt. */
+  private doubtCode = 'restart_in_doubt';
+  /** The intent told INTENT_IN_DOUBT whose open journal entry the next save records as ambiguous. */
+  private inDoubt: string | null = null;
+  private readonly listeners = new Set<(snapshot: CampaignSnapshot) => void>();
+  private subscription: Subscription | null = null;
+
+  /** @throws MachineRestoreError when the snapshot's machine version is not this build's. */
+  constructor(doc: CampaignDocument, deps: CampaignHostDeps) {
+    this.id = doc.campaignId;
+    this.deps = deps;
+    this.facts = factsOf(doc);
+    if (!doc.machine) throw new MachineRestoreError('campaign has no machine snapshot');
+    const check = checkRestorable(doc.machine);
+    if (!check.ok) throw new MachineRestoreError(`machine version ${check.version} is not ${CAMPAIGN_MACHINE_VERSION}`);
+    this.durable = check.snapshot;
+    this.actor = this.spawn();
+  }
+
+  private spawn(): Actor<CampaignMachine> {
+    let actor: Actor<CampaignMachine>;
+    try {
+      // Input is ignored on restore (the context comes from the snapshot); the types ask for it.
+      const options = { snapshot: this.durable, input: { campaignId: this.id }, id: this.id, ...(this.deps.inspect ? { inspect: this.deps.inspect } : {}) };
+      actor = createActor(this.deps.logic, options as never);
+    } catch (error) {
+      throw new MachineRestoreError(error instanceof Error ? error.message : String(error));
+    }
+    const restored = actor.getSnapshot();
+    this.savedContext = restored.context;
+    this.savedStateKey = durableStateKey(restored);
+    return actor;
+  }
+
+  /** Starts the actor. A journaled intent without an outcome may have reached the remote: in doubt, never resent. */
+  start(): void {
+    this.actor.on('*', (event) => this.onEmitted(event as CampaignEmitted));
+    this.subscription = this.actor.subscribe({
+      next: (snapshot) => this.onSnapshot(snapshot),
+      complete: () => this.onSnapshot(this.actor.getSnapshot()),
+      error: () => this.onSnapshot(this.actor.getSnapshot()),
+    });
+    this.actor.start();
+    const open = this.facts.openIntent;
+    if (open && isMutation(open.action)) {
+      // No outcome on disk: recorded as in doubt (and said so once), even if the snapshot already is.
+      if (!open.outcomeRecorded) this.inDoubt = open.requestId;
+      if (!open.outcomeRecorded) this.pending.push({ type: 'INTENT_AMBIGUOUS', campaignId: this.id, requestId: open.requestId, kind: open.action });
+      this.actor.send({ type: 'INTENT_IN_DOUBT', requestId: open.requestId, kind: open.action });
+      if (this.pending.length) this.onSnapshot(this.actor.getSnapshot());
+    }
+  }
+
+  stop(): Promise<unknown> {
+    this.subscription?.unsubscribe();
+    this.actor.stop();
+    return this.writes;
+  }
+
+  getSnapshot(): CampaignSnapshot {
+    return this.actor.getSnapshot();
+  }
+
+  subscribe(listener: (snapshot: CampaignSnapshot) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  get running(): boolean {
+    return this.corrupt === null && this.actor.getSnapshot().status === 'active';
+  }
+
+  /**
+   * One heartbeat TICK. Resolves when the heartbeat region is idle again (and a renewal this
+   * tick started has settled), after any save it caused. An unchanged read resolves after one
+   * request: no document read, no write.
+   */
+  tick(event: TickEvent): Promise<unknown> {
+    if (!this.running) return Promise.resolve();
+    this.holdSaves = false;
+    this.actor.send(event);
+    if (!tickBusy(this.actor.getSnapshot())) return this.writes;
+    return new Promise<void>((resolve) => this.tickWaiters.push(resolve));
+  }
+
+  /** Sends one operator event (the API checked `can()` first) and resolves with what it caused. */
+  send(event: OperatorEvent | CampaignEvent, keep?: KeepInSave): Promise<SendOutcome> {
+    return this.collect(event, isQuiescent, keep);
+  }
+
+  /** An operator's `observe`: a forced TICK, answered once its status read has settled. */
+  async observe(event: TickEvent): Promise<SendOutcome> {
+    this.observing++;
+    try {
+      return await this.collect(event, (s) => !tickBusy(s));
+    } finally {
+      this.observing--;
+    }
+  }
+
+  private collect(event: CampaignEvent, done: (s: CampaignSnapshot) => boolean, keep?: KeepInSave): Promise<SendOutcome> {
+    return new Promise<SendOutcome>((resolve) => {
+      const collector: Collector = { done, emitted: [], keep, resolve };
+      this.collectors.add(collector);
+      this.holdSaves = false;
+      this.actor.send(event);
+      // XState processed the event synchronously; if the subscription was not told, settle now.
+      if (this.collectors.has(collector)) this.onSnapshot(this.actor.getSnapshot());
+    });
+  }
+
+  /** The journal write of `journalIntent`: durable (fsynced) before the relay sends anything. */
+  journal(intent: { requestId: string; action: MutationKind; epoch: number; payloadDigest: string; createdAt: string }): Promise<void> {
+    return this.enqueue(async () => {
+      let refused: string | null = null;
+      const written = await this.deps.store.transact(this.id, (doc) => {
+        const recorded = recordIntent(doc, intent);
+        if (!recorded.ok) refused = recorded.code;
+        return recorded.ok ? recorded.doc : null;
+      });
+      if (!written.ok) {
+        this.deps.onWriteFailed(this, written);
+        throw new Error(written.code);
+      }
+      if (refused) throw new Error(refused);
+      this.facts = factsOf(written.doc);
+      this.deps.onViewChanged(this);
+    });
+  }
+
+  /** A direct document change (an Idempotency-Key answer kept on its own) through the write queue. */
+  write(change: (doc: CampaignDocument) => CampaignDocument | null): Promise<WriteResult> {
+    return this.enqueue(async () => {
+      const written = await this.deps.store.transact(this.id, change);
+      if (!written.ok) {
+        this.deps.onWriteFailed(this, written);
+        if (this.corrupt !== null) this.stopActor();
+      }
+      return written;
+    });
+  }
+
+  private stopActor(): void {
+    this.subscription?.unsubscribe();
+    this.actor.stop();
+  }
+
+  /** Published dedupe keys, read from the document (the material path only), after pending writes. */
+  publishedKeys(): Promise<ReadonlySet<string>> {
+    return this.enqueue(async () => {
+      const loaded = await this.deps.store.load(this.id);
+      if (!loaded.ok) throw new Error(loaded.code);
+      return new Set(loaded.doc.outbox.publishedKeys);
+    });
+  }
+
+  /** Resolves when every write queued so far has finished. */
+  whenWritten(): Promise<unknown> {
+    return this.writes;
+  }
+
+  /** One write queue per campaign: journal, saves and direct changes never interleave. */
+  enqueue<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.writes.then(work, work);
+    // The tail keeps no result: a resolved WriteResult would pin the whole document in memory.
+    this.writes = run.then(noop, noop);
+    return run;
+  }
+
+  private onEmitted(event: CampaignEmitted): void {
+    if (isDurable(event)) this.pending.push(event);
+    for (const c of this.collectors) c.emitted.push(event);
+    this.deps.onEmitted(this, event);
+  }
+
+  private onSnapshot(snapshot: CampaignSnapshot): void {
+    const quiescent = isQuiescent(snapshot);
+    const stateKey = durableStateKey(snapshot);
+    const changed = snapshot.context !== this.savedContext || stateKey !== this.savedStateKey;
+    const finishing = [...this.collectors].filter((c) => c.done(snapshot));
+    for (const c of finishing) this.collectors.delete(c);
+    let save: Promise<WriteResult | null> | null = null;
+    if (quiescent && this.corrupt === null && !this.holdSaves && (changed || this.pending.length > 0)) {
+      save = this.save(snapshot, stateKey, finishing);
+    }
+    if (changed) this.deps.onViewChanged(this);
+    if (finishing.length) {
+      const after = save ?? this.writes.then(() => null);
+      void after.then((result) => {
+        for (const c of finishing) c.resolve({ emitted: c.emitted, snapshot, save: result });
+      });
+    }
+    if (this.tickWaiters.length && !tickBusy(snapshot)) {
+      const waiters = this.tickWaiters;
+      this.tickWaiters = [];
+      void this.writes.then(() => waiters.forEach((resolve) => resolve()));
+    }
+    for (const listener of this.listeners) listener(snapshot);
+  }
+
+  /** Queues one save of this quiescent snapshot with every durable event emitted since the last. */
+  private save(snapshot: CampaignSnapshot, stateKey: string, finishing: Collector[]): Promise<WriteResult | null> {
+    const emitted = this.pending;
+    this.pending = [];
+    this.savedContext = snapshot.context;
+    this.savedStateKey = stateKey;
+    // Taken now: the actor moves on while the write waits its turn.
+    const machine = { version: CAMPAIGN_MACHINE_VERSION, snapshot: this.actor.getPersistedSnapshot() };
+    const observedContextId = snapshot.context.remote?.contextId ?? null;
+    const keeps = finishing.flatMap((c) => (c.keep ? [{ keep: c.keep, emitted: c.emitted }] : []));
+    const doubtCode = this.doubtCode;
+    const inDoubt = this.inDoubt;
+    const carriesOutcome = emitted.some((e) => e.type === 'INTENT_SETTLED');
+    return this.enqueue(async () => {
+      // The chaos qualification kills the process here: the relay answered, its outcome is not on disk.
+      if (carriesOutcome) crashPoint('before_outcome_write');
+      let saved: SaveResult | null = null;
+      const written = await this.deps.store.transact(this.id, (doc) => {
+        saved = applySave(doc, { machine, emitted, doubtCode, inDoubt, observedContextId, now: this.deps.now() });
+        let next = saved.doc;
+        for (const k of keeps) next = k.keep(next, { emitted: k.emitted, snapshot });
+        return next;
+      });
+      if (!written.ok) {
+        this.afterFailedSave(emitted, written);
+        return written;
+      }
+      if (this.inDoubt === inDoubt) this.inDoubt = null;
+      this.durable = machine.snapshot;
+      this.facts = factsOf(written.doc);
+      const result = saved as SaveResult | null;
+      if (result) this.deps.onSaved(this, { ...result, doc: written.doc });
+      this.deps.onViewChanged(this);
+      return written;
+    });
+  }
+
+  /**
+   * The snapshot and its events are not on disk, so memory must not run ahead of it: the actor
+   * is rewound to the last durable snapshot (what a restart would find) and started again. An
+   * intent whose outcome the write carried is open on disk, so the restart finds it in doubt:
+   * never resent. What the lost write carried is derived again by the next read.
+   */
+  private afterFailedSave(emitted: CampaignEmitted[], failed: Extract<WriteResult, { ok: false }>): void {
+    this.deps.onWriteFailed(this, failed);
+    this.subscription?.unsubscribe();
+    this.actor.stop();
+    this.pending = [];
+    this.inDoubt = null;
+    const waiters = this.tickWaiters;
+    this.tickWaiters = [];
+    waiters.forEach((resolve) => resolve());
+    const stranded = [...this.collectors];
+    this.collectors.clear();
+    for (const c of stranded) c.resolve({ emitted: c.emitted, snapshot: this.actor.getSnapshot(), save: failed });
+    if (this.corrupt !== null) return;
+    if (emitted.some((e) => e.type === 'INTENT_SETTLED')) this.doubtCode = 'outcome_unrecorded';
+    this.actor = this.spawn();
+    this.holdSaves = true;
+    this.start();
+    this.deps.onViewChanged(this);
+  }
+}
+
+const noop = (): void => undefined;
+const MUTATIONS: readonly string[] = ['submit', 'intervene', 'cancel', 'release'];
+const isMutation = (action: string): action is MutationKind => MUTATIONS.includes(action);
+
+/** A tick is over when neither its status read nor a renewal it started is running. */
+const tickBusy = (snapshot: CampaignSnapshot): boolean => {
+  const children = snapshot.children as Record<string, unknown>;
+  return children.readStatus !== undefined || children.renewLease !== undefined;
+};
+
+/** The state value outside the heartbeat region (reading ↔ idle is never durable). */
+function durableStateKey(snapshot: CampaignSnapshot): string {
+  const value = snapshot.value as unknown;
+  if (typeof value === 'string') return `${snapshot.status}:${value}`;
+  const active = (value as { active?: Record<string, unknown> }).active;
+  if (!active) return `${snapshot.status}:${JSON.stringify(value)}`;
+  const { heartbeat: _heartbeat, ...rest } = active;
+  return `${snapshot.status}:${JSON.stringify(rest)}`;
+}

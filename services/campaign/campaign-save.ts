@@ -1,0 +1,93 @@
+/**
+ * One save of a live campaign, as a pure document change run inside the store transaction:
+ * what the actor emitted since the last save (outbox drafts, wake requests, journal outcomes,
+ * the binding it learned) and the persisted snapshot, applied together so no crash can fall
+ * between an outcome and the snapshot that follows it.
+ * @module
+ */
+import type { CampaignEmitted } from '../../machines/campaign.types.js';
+import type { PublicEventDraft, WakeRequest } from '../../machines/vocabulary.js';
+import type { CampaignDocument, PublicEvent, WakeRequest as RecordedWake } from '../../persistence/campaign-document.js';
+import { findIntent, recordIntentOutcome } from '../../persistence/intent-journal.js';
+import { appendPublicEvents } from '../../persistence/outbox.js';
+import { recordWakeRequests } from '../../persistence/wake-requests.js';
+import { controlLostDraft, intentAmbiguousDraft } from '../reducer/reducer.js';
+
+/** The emitted events a save must carry to disk; READ_SETTLED, CLAIM_SETTLED, MUTATION_REFUSED are answers only. */
+const DURABLE = new Set<CampaignEmitted['type']>(['PUBLIC_DRAFTS', 'WAKE_REQUESTED', 'CONTROL_LOST', 'INTENT_AMBIGUOUS', 'INTENT_SETTLED', 'BINDING_LEARNED']);
+export const isDurable = (e: CampaignEmitted): boolean => DURABLE.has(e.type);
+
+export interface SaveInput {
+  machine: { version: string; snapshot: unknown };
+  emitted: readonly CampaignEmitted[];
+  /** Why an intent that turned ambiguous without a relay answer is in doubt (restart, lost write). */
+  doubtCode: string;
+  /** An intent the host sent INTENT_IN_DOUBT for: recorded ambiguous if the journal still has it open. */
+  inDoubt: string | null;
+  /** The remote context the last read saw: a binding without one learns it (leases cover a context). */
+  observedContextId: string | null;
+  now: Date;
+}
+
+export interface SaveResult {
+  doc: CampaignDocument;
+  appended: PublicEvent[];
+  wakes: RecordedWake[];
+}
+
+export function applySave(doc: CampaignDocument, input: SaveInput): SaveResult {
+  const drafts: PublicEventDraft[] = [];
+  const wakes: WakeRequest[] = [];
+  let next: CampaignDocument = { ...doc, machine: input.machine };
+  let remote = doc.remote;
+  for (const e of input.emitted) {
+    switch (e.type) {
+      case 'PUBLIC_DRAFTS':
+        drafts.push(...e.drafts);
+        break;
+      case 'WAKE_REQUESTED':
+        wakes.push(e.wake);
+        break;
+      case 'CONTROL_LOST':
+        drafts.push(controlLostDraft(e));
+        break;
+      case 'INTENT_AMBIGUOUS': {
+        drafts.push(intentAmbiguousDraft(e));
+        // An intent that became ambiguous with no relay answer is recorded so (open → ambiguous).
+        const answered = input.emitted.some((o) => o.type === 'INTENT_SETTLED' && o.requestId === e.requestId);
+        if (!answered && findIntent(next, e.requestId)?.outcome === null) next = settle(next, e.requestId, { status: 'ambiguous', code: input.doubtCode, at: input.now });
+        break;
+      }
+      case 'INTENT_SETTLED': {
+        const code = e.code ?? undefined;
+        next = settle(next, e.requestId, { status: e.status, ...(code ? { code } : {}), at: input.now, settledBy: e.settledBy });
+        if (e.kind === 'submit' && (e.status === 'applied') && e.taskId) remote = { ...remote, taskId: e.taskId };
+        break;
+      }
+      case 'BINDING_LEARNED':
+        remote = { ...remote, ...(e.taskId ? { taskId: e.taskId } : {}), ...(e.contextId && !remote.contextId ? { contextId: e.contextId } : {}) };
+        break;
+      default:
+        break;
+    }
+  }
+  if (input.inDoubt && findIntent(next, input.inDoubt)?.outcome === null) {
+    next = settle(next, input.inDoubt, { status: 'ambiguous', code: input.doubtCode, at: input.now });
+  }
+  if (!remote.contextId && input.observedContextId && remote.taskId) remote = { ...remote, contextId: input.observedContextId };
+  if (remote !== doc.remote) next = { ...next, remote };
+  const { doc: withEvents, appended } = appendPublicEvents(next, drafts, input.now);
+  const eventIdByKey = new Map(withEvents.outbox.events.map((ev) => [ev.dedupeKey, ev.id]));
+  const { doc: withWakes, recorded } = recordWakeRequests(
+    withEvents,
+    wakes.map((w) => ({ ...w, eventId: eventIdByKey.get(w.dedupeKey) ?? null })),
+    input.now,
+  );
+  return { doc: withWakes, appended, wakes: recorded };
+}
+
+/** A journal refusal (already settled, not found) leaves the journal as it is: it is history. */
+function settle(doc: CampaignDocument, requestId: string, outcome: Parameters<typeof recordIntentOutcome>[2]): CampaignDocument {
+  const settled = recordIntentOutcome(doc, requestId, outcome);
+  return settled.ok ? settled.doc : doc;
+}

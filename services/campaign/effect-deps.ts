@@ -1,0 +1,35 @@
+/**
+ * What the campaign's invoked effects need from the world, and nothing else: the remote client,
+ * the clock, the durable journal write and the published dedupe keys. The host builds one of
+ * these per supervisor; `createCampaignEffects` turns it into the seven actors once.
+ * @module
+ */
+import type { A2AClient } from '../../adapters/a2a/index.js';
+import type { MutationKind } from '../../machines/campaign.types.js';
+
+/** The intent record the journal writes before a mutation may be sent. */
+export interface JournalIntentRecord {
+  requestId: string;
+  action: MutationKind;
+  epoch: number;
+  /** sha256 of the canonical `{ mutation, epoch, contextId, taskId }`. */
+  payloadDigest: string;
+  /** ISO instant the intent was built (the services' clock). */
+  createdAt: string;
+}
+
+export interface EffectDeps {
+  controllerId: string;
+  /** Null: no remote configured, or the supervisor is not enabled. Every effect then fails closed. */
+  remote: A2AClient | null;
+  now(): Date;
+  /** Durable intent write (fsync) through the campaign's write queue; resolves when on disk. */
+  journal(campaignId: string, intent: JournalIntentRecord): Promise<void>;
+  /** Published dedupe keys of the campaign (read from its document: only on a material read). */
+  publishedKeys(campaignId: string): Promise<ReadonlySet<string>>;
+  /** Called after each status read that reached the wire, with its result (reachability, metrics, last_read_at). */
+  onStatusRead?(campaignId: string, ok: boolean, code: string | null, at: string): void;
+}
+
+/** The code every effect answers with when there is no remote to talk to (nothing is sent). */
+export const REMOTE_NOT_CONFIGURED = 'remote_not_configured';

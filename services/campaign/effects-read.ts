@@ -1,0 +1,87 @@
+/**
+ * The heartbeat's status read as an invoked effect. The common case (10,000 campaigns every
+ * cadence) is one GetTask request and one string comparison: an unchanged fingerprint with no
+ * failure streak returns `observation: null` without reading the document. Only a material,
+ * recovering or failed read asks for the published dedupe keys and runs the reducer.
+ * @module
+ */
+import { fromPromise } from 'xstate';
+import { INTERRUPTED_STATES } from '../../adapters/a2a/index.js';
+import type { ReadStatusInput, ReadStatusOutput } from '../../machines/campaign.types.js';
+import { materialFingerprint } from '../reducer/fingerprint.js';
+import { leaseReadbackOf, readFailureBackoffMs, reduce, reduceReadFailure } from '../reducer/reducer.js';
+import { REMOTE_NOT_CONFIGURED, type EffectDeps } from './effect-deps.js';
+
+/** Failure codes that mean the remote did not answer at all (a clear answer means it is up). */
+export const UNREACHABLE_CODES: ReadonlySet<string> = new Set(['remote_timeout', 'remote_unreachable', 'remote_http_status']);
+
+export const isUnreachable = (code: string | null): boolean => code !== null && UNREACHABLE_CODES.has(code);
+
+export function createReadEffects(deps: EffectDeps) {
+  const { controllerId, remote } = deps;
+
+  const readStatus = fromPromise<ReadStatusOutput, ReadStatusInput>(async ({ input }) => {
+    const { campaignId, previous, readFailures } = input;
+    if (!remote) {
+      // Nothing was read, so nothing counts against the remote: the streak stands, no alert.
+      const consecutive = readFailures.consecutive;
+      return {
+        ok: false,
+        requestedAt: deps.now().toISOString(),
+        code: REMOTE_NOT_CONFIGURED,
+        failure: { consecutive, critical: false, backoffMs: readFailureBackoffMs(consecutive, input.cadenceMs), drafts: [] },
+      };
+    }
+    const requestedAt = deps.now().toISOString();
+    // The answer must be about this task and (once known) its context, else it is a failed read.
+    const read = await remote.getTask(input.taskId, { contextId: input.contextId });
+    const answeredAt = deps.now();
+    const at = answeredAt.toISOString();
+    deps.onStatusRead?.(campaignId, read.ok, read.ok ? null : read.error.code, at);
+
+    if (!read.ok) {
+      const consecutive = readFailures.consecutive + 1;
+      const failure = reduceReadFailure(consecutive, {
+        campaignId,
+        cadenceMs: input.cadenceMs,
+        // The last successful observation names this outage, so the next outage alerts again.
+        outageStartedAt: previous?.observedAt ?? input.createdAt,
+        errorCode: read.error.code,
+        published: await deps.publishedKeys(campaignId),
+      });
+      return {
+        ok: false,
+        requestedAt,
+        code: read.error.code,
+        failure: { consecutive, critical: failure.critical, backoffMs: failure.backoffMs, drafts: failure.publicEvents },
+      };
+    }
+
+    const snapshot = read.value;
+    const fingerprint = materialFingerprint(snapshot);
+    const readback = leaseReadbackOf(snapshot, at);
+    const recovering = readFailures.consecutive > 0;
+    if (previous?.fingerprint === fingerprint && !recovering) return { ok: true, requestedAt, fingerprint, readback, observation: null };
+
+    const reduced = reduce(previous, snapshot, { campaignId, controllerId, now: answeredAt, published: await deps.publishedKeys(campaignId) });
+    // A recovering read that is otherwise noise still stamps when the remote last answered: the
+    // next outage is named by it (`outageStartedAt`), so it must not reuse the previous outage's
+    // dedupe key and be silenced as an already-published CRITICAL.
+    const view = reduced.material ? reduced.view : { ...reduced.view, observedAt: at };
+    return {
+      ok: true,
+      requestedAt,
+      fingerprint,
+      readback,
+      observation: {
+        view,
+        events: reduced.events,
+        wakes: reduced.wakes,
+        drafts: reduced.publicEvents,
+        remoteBlocked: INTERRUPTED_STATES.has(snapshot.state),
+      },
+    };
+  });
+
+  return { readStatus };
+}

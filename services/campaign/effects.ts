@@ -1,0 +1,25 @@
+/**
+ * The campaign's seven invoked effects, built once from their dependencies and provided once:
+ * `campaignMachine.provide({ actors: createCampaignEffects(deps) })`. Each is a
+ * `fromPromise(({ input }) => …)` whose output carries everything the chart needs (task id,
+ * context id, outcome, error code); none keeps state between runs. A remote failure is an
+ * output with a `code`, never a throw: the chart's guards decide what it means.
+ * @module
+ */
+import { createIntentEffects } from '../authority/effects-relay.js';
+import { createLeaseEffects } from '../authority/effects-lease.js';
+import type { EffectDeps } from './effect-deps.js';
+import { createReadEffects } from './effects-read.js';
+
+export type { EffectDeps, JournalIntentRecord } from './effect-deps.js';
+export { REMOTE_NOT_CONFIGURED } from './effect-deps.js';
+export { isUnreachable, UNREACHABLE_CODES } from './effects-read.js';
+
+export function createCampaignEffects(deps: EffectDeps) {
+  const { readStatus } = createReadEffects(deps);
+  const { claimLease, renewLease, readLease } = createLeaseEffects(deps);
+  const { journalIntent, relayMutation, readBackIntent } = createIntentEffects(deps);
+  return { readStatus, claimLease, renewLease, readLease, journalIntent, relayMutation, readBackIntent };
+}
+
+export type CampaignEffects = ReturnType<typeof createCampaignEffects>;

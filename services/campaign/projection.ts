@@ -1,0 +1,99 @@
+/**
+ * The one projection of a campaign onto what the API shows: its binding and objective (from
+ * the document), its live snapshot (the machine context is the one truth for lease, attempts,
+ * question, remote view and read failures) and its outbox. Never a stored copy, never a
+ * credential, never the remote URL.
+ * @module
+ */
+import type { SnapshotFrom } from 'xstate';
+import type { CampaignMachine } from '../../machines/campaign.machine.js';
+import { describeStates } from '../../machines/campaign.projection.js';
+import type { CampaignDocument } from '../../persistence/campaign-document.js';
+import type { CampaignSummary, PublicEventView } from '../api/read-model.js';
+
+export type CampaignSnapshot = SnapshotFrom<CampaignMachine>;
+
+/** What the view needs of the document: a few fields, kept by the host (never the whole document). */
+export interface CampaignFacts {
+  campaignId: string;
+  objective: string;
+  binding: { taskId: string | null; contextId: string | null; attached: boolean };
+  /** The journal's unresolved intent (open or ambiguous), if any. */
+  openIntent: { requestId: string; action: string; outcomeRecorded: boolean } | null;
+}
+
+export function factsOf(doc: CampaignDocument): CampaignFacts {
+  const open = doc.intents.find((i) => i.outcome === null || i.outcome.status === 'ambiguous') ?? null;
+  return {
+    campaignId: doc.campaignId,
+    objective: doc.objective,
+    binding: { taskId: doc.remote.taskId, contextId: doc.remote.contextId, attached: doc.remote.attached },
+    openIntent: open ? { requestId: open.requestId, action: open.action, outcomeRecorded: open.outcome !== null } : null,
+  };
+}
+
+export interface ViewExtras {
+  /** The last successful read (memory only: an unchanged tick writes nothing). */
+  lastReadAt: string | null;
+  allowedActions: string[];
+}
+
+export function projectCampaign(facts: CampaignFacts, snapshot: CampaignSnapshot, extras: ViewExtras): CampaignSummary {
+  const states = describeStates(snapshot);
+  const ctx = snapshot.context;
+  const controlling = states.authority === 'controlling';
+  const q = ctx.pendingQuestion;
+  return {
+    campaign_id: facts.campaignId,
+    objective: facts.objective,
+    state: states.authority,
+    attention: states.attention,
+    paused: snapshot.matches('paused'),
+    corrupt: false,
+    remote: {
+      task_id: facts.binding.taskId,
+      context_id: facts.binding.contextId ?? ctx.remote?.contextId ?? null,
+      state: ctx.remote?.state ?? null,
+      stage: ctx.remote?.stage ?? null,
+      attempt: ctx.remote?.attempt ?? null,
+      observed_at: ctx.remote?.observedAt ?? null,
+      last_read_at: extras.lastReadAt,
+    },
+    // Outside `controlling` no lease is shown: a local record is never authority.
+    lease: {
+      mode: controlling ? 'controller' : 'observer',
+      epoch: controlling ? (ctx.lease?.epoch ?? null) : null,
+      expires_at: controlling ? (ctx.lease?.expiresAt ?? null) : null,
+    },
+    pending_question: q ? { key: q.key, text: q.text, asked_at: q.askedAt } : null,
+    open_intent: facts.openIntent ? { request_id: facts.openIntent.requestId, action: facts.openIntent.action } : null,
+    max_attempts: ctx.maxAttempts,
+    attempts_submitted: ctx.attemptsSubmitted,
+    consecutive_read_failures: ctx.readFailures.consecutive,
+    allowed_actions: extras.allowedActions,
+  };
+}
+
+/** A campaign whose document cannot be trusted: reported, never replaced. */
+export function corruptSummary(campaignId: string): CampaignSummary {
+  return {
+    campaign_id: campaignId,
+    objective: '',
+    state: 'corrupt',
+    attention: 'idle',
+    paused: false,
+    corrupt: true,
+    remote: { task_id: null, context_id: null, state: null, stage: null, attempt: null, observed_at: null, last_read_at: null },
+    lease: { mode: 'observer', epoch: null, expires_at: null },
+    pending_question: null,
+    open_intent: null,
+    max_attempts: 0,
+    attempts_submitted: 0,
+    consecutive_read_failures: 0,
+    allowed_actions: [],
+  };
+}
+
+export function eventViews(events: CampaignDocument['outbox']['events']): PublicEventView[] {
+  return events.map((e) => ({ id: e.id, seq: e.seq, kind: e.kind, campaign_id: e.campaignId, at: e.at, summary: e.summary, data: e.data }));
+}

@@ -1,0 +1,160 @@
+/**
+ * The actor system: one long-lived campaign actor per document, started at boot (an unknown
+ * machine version or a corrupt document is reported, that actor is not started, the others
+ * run), with the seven effects provided once. A plugin host lists campaigns, gets a typed
+ * handle, subscribes to public events, and may pass `inspect` through to every actor.
+ * @module
+ */
+import type { InspectionEvent } from 'xstate';
+import { campaignMachine, type CampaignMachine } from '../../machines/campaign.machine.js';
+import type { CampaignEmitted, OperatorEvent } from '../../machines/campaign.types.js';
+import type { CampaignDocument, PublicEvent } from '../../persistence/campaign-document.js';
+import type { CampaignStore, WriteResult } from '../../persistence/campaign-store.js';
+import type { StoreFailure } from '../../persistence/store-errors.js';
+import { CampaignHost, MachineRestoreError, type KeepInSave, type SendOutcome } from '../campaign/campaign-host.js';
+import type { SaveResult } from '../campaign/campaign-save.js';
+import { createCampaignEffects, type EffectDeps } from '../campaign/effects.js';
+import type { CampaignSnapshot } from '../campaign/projection.js';
+
+/** What a plugin host holds for one campaign. */
+export interface CampaignHandle {
+  readonly id: string;
+  getSnapshot(): CampaignSnapshot;
+  /** Called with every new snapshot; returns the unsubscribe. */
+  subscribe(listener: (snapshot: CampaignSnapshot) => void): () => void;
+  /** Sends one operator event; resolves with what it caused once quiescent and saved. */
+  send(event: OperatorEvent, keep?: KeepInSave): Promise<SendOutcome>;
+}
+
+export interface CorruptCampaign {
+  id: string;
+  code: string;
+  reason: string;
+}
+
+export interface CampaignSystemHooks {
+  /** Each document loaded at boot, before its actor starts (the read side takes its outbox). */
+  onLoaded?(doc: CampaignDocument): void;
+  onSaved?(host: CampaignHost, saved: SaveResult): void;
+  onEmitted?(host: CampaignHost, event: CampaignEmitted): void;
+  onViewChanged?(host: CampaignHost): void;
+  onCorrupt?(campaign: CorruptCampaign): void;
+  onStorageFailed?(host: CampaignHost, failure: StoreFailure<string>): void;
+}
+
+export interface CampaignSystemOptions extends CampaignSystemHooks {
+  store: CampaignStore;
+  /** The effects' dependencies but the two the system routes to each campaign's host. */
+  effects: Omit<EffectDeps, 'journal' | 'publishedKeys'>;
+  now(): Date;
+  inspect?: ((event: InspectionEvent) => void) | undefined;
+}
+
+export type CampaignSystem = ReturnType<typeof createCampaignSystem>;
+
+const FAIL_CLOSED = new Set(['document_corrupt', 'document_version_unknown', 'machine_version_unknown']);
+
+export function createCampaignSystem(opts: CampaignSystemOptions) {
+  const hosts = new Map<string, CampaignHost>();
+  const corrupt = new Map<string, CorruptCampaign>();
+  const publicListeners = new Set<(campaignId: string, events: PublicEvent[]) => void>();
+  const route = (id: string): CampaignHost => {
+    const host = hosts.get(id);
+    if (!host || host.corrupt) throw new Error(`campaign ${id} is not hosted`);
+    return host;
+  };
+  const logic: CampaignMachine = campaignMachine.provide({
+    actors: createCampaignEffects({
+      ...opts.effects,
+      journal: (id, intent) => route(id).journal(intent),
+      publishedKeys: (id) => route(id).publishedKeys(),
+    }),
+  });
+  const reportCorrupt = (id: string, code: string, reason: string): void => {
+    const entry = { id, code, reason };
+    corrupt.set(id, entry);
+    opts.onCorrupt?.(entry);
+  };
+  const hostDeps = {
+    logic,
+    store: opts.store,
+    now: opts.now,
+    inspect: opts.inspect,
+    onSaved(host: CampaignHost, saved: SaveResult) {
+      opts.onSaved?.(host, saved);
+      if (saved.appended.length) for (const listener of publicListeners) listener(host.id, saved.appended);
+    },
+    onEmitted: (host: CampaignHost, event: CampaignEmitted) => opts.onEmitted?.(host, event),
+    onViewChanged: (host: CampaignHost) => opts.onViewChanged?.(host),
+    onWriteFailed(host: CampaignHost, failure: StoreFailure<string>) {
+      if (FAIL_CLOSED.has(failure.code)) {
+        host.corrupt = { code: failure.code, reason: failure.reason };
+        reportCorrupt(host.id, failure.code, failure.reason);
+      } else opts.onStorageFailed?.(host, failure);
+    },
+  };
+
+  /** Starts the actor of one document; a snapshot this build cannot restore is reported instead. */
+  function host(doc: CampaignDocument): CampaignHost | null {
+    try {
+      const h = new CampaignHost(doc, hostDeps);
+      hosts.set(doc.campaignId, h);
+      h.start();
+      return h;
+    } catch (error) {
+      if (!(error instanceof MachineRestoreError)) throw error;
+      hosts.delete(doc.campaignId);
+      reportCorrupt(doc.campaignId, error.code, error.message);
+      return null;
+    }
+  }
+
+  return {
+    logic,
+    /** Loads every document and starts its actor; waits for the writes restore made (intents in doubt). */
+    async load(concurrency = 32): Promise<void> {
+      const loaded = await opts.store.loadAll({ concurrency });
+      for (const result of loaded) {
+        if (result.ok) {
+          opts.onLoaded?.(result.doc);
+          host(result.doc);
+        } else reportCorrupt(result.id, result.code, result.reason);
+      }
+      await Promise.all([...hosts.values()].map((h) => h.whenWritten()));
+    },
+    /** Creates the document, then hosts it. */
+    async create(doc: CampaignDocument): Promise<WriteResult> {
+      const created = await opts.store.create(doc);
+      if (created.ok) host(created.doc);
+      else if (FAIL_CLOSED.has(created.code)) reportCorrupt(doc.campaignId, created.code, created.reason);
+      return created;
+    },
+    has: (id: string): boolean => hosts.has(id) || corrupt.has(id),
+    /** The hosted campaigns (corrupt ones are not hosted). */
+    hosts: (): IterableIterator<CampaignHost> => hosts.values(),
+    host: (id: string): CampaignHost | undefined => (corrupt.has(id) ? undefined : hosts.get(id)),
+    corrupt: (id: string): CorruptCampaign | undefined => corrupt.get(id),
+    corruptCampaigns: (): IterableIterator<CorruptCampaign> => corrupt.values(),
+    list(): string[] {
+      return [...new Set([...hosts.keys(), ...corrupt.keys()])];
+    },
+    get(id: string): CampaignHandle | null {
+      const h = hosts.get(id);
+      if (!h || corrupt.has(id)) return null;
+      return {
+        id,
+        getSnapshot: () => h.getSnapshot(),
+        subscribe: (listener) => h.subscribe(listener),
+        send: (event, keep) => h.send(event, keep),
+      };
+    },
+    /** Every public event once it is durable in its campaign's outbox. */
+    onPublicEvent(listener: (campaignId: string, events: PublicEvent[]) => void): () => void {
+      publicListeners.add(listener);
+      return () => publicListeners.delete(listener);
+    },
+    async stop(): Promise<void> {
+      await Promise.all([...hosts.values()].map((h) => h.stop()));
+    },
+  };
+}

@@ -1,0 +1,49 @@
+/**
+ * The typed surface a plugin host embeds: the supervisor's options (including `inspect`, passed
+ * through to every campaign actor) and what `createSupervisor` returns.
+ * @module
+ */
+import type { InspectionEvent } from 'xstate';
+import type { A2AClient } from '../../adapters/a2a/index.js';
+import type { Logger } from '../../adapters/logger.js';
+import type { WakeTarget } from '../../machines/vocabulary.js';
+import type { CampaignStore } from '../../persistence/campaign-store.js';
+import type { DurableFs } from '../../persistence/durable-json-adapter.js';
+import type { Ownership } from '../../persistence/owner-lock.js';
+import type { WakeHandler } from '../api/campaign-views.js';
+import type { SupervisorMetrics } from '../api/metrics.js';
+import type { ApiResult, SupervisorApi } from '../api/supervisor-api.js';
+import type { CampaignSystem } from './campaign-system.js';
+import type { SupervisorConfig } from './config.js';
+import type { SweepReport } from './heartbeat.js';
+
+export interface SupervisorOptions {
+  config: SupervisorConfig;
+  logger?: Logger;
+  /** Injected remote (tests, embedding hosts); default: an A2A client for `config.a2aUrl`. */
+  remote?: A2AClient | null;
+  wakeHandlers?: Partial<Record<WakeTarget, WakeHandler>>;
+  /** Heartbeat concurrency (default 64). */
+  concurrency?: number;
+  now?: () => Date;
+  metrics?: SupervisorMetrics;
+  /** Who may host the campaigns; default: one owner per state root (`persistence/owner-lock.ts`). */
+  ownership?: Ownership;
+  /** The file-system calls of the campaign store (tests inject storage failures). */
+  storeFs?: DurableFs;
+  /** Passed to every campaign actor (`createActor(…, { inspect })`): attach an inspector here. */
+  inspect?: (event: InspectionEvent) => void;
+}
+
+export interface Supervisor extends SupervisorApi {
+  start(opts?: { heartbeat?: boolean; initialSweep?: boolean }): Promise<void>;
+  stop(): Promise<void>;
+  /** One heartbeat sweep over every due campaign, now. */
+  sweep(): Promise<SweepReport>;
+  /** Reads one campaign now (the `observe` action). */
+  observe(campaignId: string): Promise<ApiResult<unknown>>;
+  readonly store: CampaignStore | null;
+  /** The actor system (null before start): list campaigns, typed handles, public events. */
+  readonly system: CampaignSystem | null;
+}
+

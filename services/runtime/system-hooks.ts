@@ -1,0 +1,30 @@
+/**
+ * How the actor system's hooks reach the read side: the views and feed, the Idempotency-Key
+ * index (every document write re-indexes its kept answers) and the log.
+ * @module
+ */
+import type { Logger } from '../../adapters/logger.js';
+import type { CampaignViews } from '../api/campaign-views.js';
+import type { RequestGate } from '../authority/request-gate.js';
+import type { CampaignSystemHooks } from './campaign-system.js';
+
+export function systemHooks(p: { views: CampaignViews; gate: RequestGate; logger: Logger }): CampaignSystemHooks {
+  const { views, gate, logger } = p;
+  return {
+    onLoaded: (doc) => {
+      views.loaded(doc);
+      gate.indexKeys(doc.campaignId, doc.idempotency);
+    },
+    onSaved: (host, saved) => {
+      gate.indexKeys(host.id, saved.doc.idempotency);
+      views.saved(host, saved);
+    },
+    onEmitted: (host, event) => views.emitted(host, event),
+    onViewChanged: (host) => views.refresh(host),
+    onCorrupt: (c) => {
+      logger.error({ campaignId: c.id, code: c.code }, 'campaign document fails closed');
+      views.corrupt(c.id);
+    },
+    onStorageFailed: (host, failure) => logger.error({ campaignId: host.id, code: failure.code }, 'campaign write refused'),
+  };
+}
