@@ -3,16 +3,18 @@
  * named guard instrumented, the finite alphabet from graph-events.ts, the initial state and
  * the restored roots, and the helpers the invariants read states with.
  */
-import { expect } from 'vitest';
 import { transition, type ActorLogic, type EventObject, type SnapshotFrom } from 'xstate';
-import { adjacencyMapToArray, getAdjacencyMap } from 'xstate/graph';
+import { adjacencyMapToArray, getAdjacencyMap, getShortestPaths } from 'xstate/graph';
 import { campaignMachine } from '../../machines/campaign.machine.js';
-import type { CampaignEvent } from '../../machines/campaign.types.js';
-import { eventsFor, K_DONE, restoredRoots, US } from './graph-events.js';
+import { OPERATOR_RULES, type Rule, type StateProbe } from '../../machines/campaign.rules.js';
+import type { CampaignEvent, OperatorEvent } from '../../machines/campaign.types.js';
+import { backingOff } from '../../machines/campaign.guards.js';
+import { eventsFor, K_DONE, LATER, NOW, restoredRoots, US } from './graph-events.js';
 import { instrumentGuards } from './guard-outcomes.js';
 import { declaredTransitions, takenTransitions } from './statechart-coverage.js';
 
 export type Snap = SnapshotFrom<typeof campaignMachine>;
+export const A = 'active.authority';
 // The same chart with every named guard recording its outcome during the traversal.
 export const { machine, recorder } = instrumentGuards(campaignMachine);
 // maxAttempts 1 so the attempt bound is reached within the traversal.
@@ -24,16 +26,24 @@ export const graphLogic = machine as unknown as ActorLogic<Snap, CampaignEvent, 
 export function serializeState(s: Snap): string {
   const c = s.context;
   const paused = s.matches('paused');
+  const intent = c.pendingIntent;
   return JSON.stringify({
     value: s.value,
     status: s.status,
-    lease: c.lease?.epoch ?? null,
+    // The lease rules read the epoch, expiry, confirmation instant, TTL and context.
+    lease: c.lease && [c.lease.epoch, c.lease.expiresAt, c.lease.confirmedAt, c.lease.ttlSeconds, c.lease.contextId],
     // The bound guard reads only `attempts < max` (a resolved in-doubt submit may pass max).
     attempts: Math.min(c.attemptsSubmitted, c.maxAttempts),
-    intent: c.pendingIntent?.kind ?? null,
-    question: c.pendingQuestion?.key ?? null,
+    // The readback is read only by the send-margin rule, in journaling.
+    intent: intent && [intent.requestId, intent.kind, isIn(s, `${A}.controlling.journaling`) ? intent.readback : null],
+    question: c.pendingQuestion && [c.pendingQuestion.key, c.pendingQuestion.source],
     // reviewFreshForEvent compares a verdict's event with this; K_DONE is the only one offered.
     reviewable: c.wakes.lastArgusEventKey === K_DONE,
+    // statusUnchanged compares fingerprints and needs no failure streak; readDue reads the backoff.
+    remote: c.remote?.fingerprint ?? null,
+    failing: c.readFailures.consecutive > 0,
+    // readDue compares the backoff with the tick's clock; the alphabet ticks only at NOW and LATER.
+    backingOff: [backingOff(c, Date.parse(NOW)), backingOff(c, Date.parse(LATER))],
     // Where RESUME returns to matters only while paused.
     history: paused ? Object.values(s.historyValue).map((nodes) => nodes.map((n) => n.id)) : null,
   });
@@ -42,7 +52,6 @@ export function serializeState(s: Snap): string {
 export const serializeEvent = (e: CampaignEvent): string => JSON.stringify(e, (key, value) => (value instanceof Error ? 'Error' : value));
 export const options = { input: INPUT, events: (s: Snap) => eventsFor(s), serializeState, serializeEvent };
 
-export const A = 'active.authority';
 const value = (path: string): unknown => path.split('.').reduceRight<unknown>((inner, key) => (inner === undefined ? key : { [key]: inner }), undefined);
 export const isIn = (s: Snap, path: string): boolean => s.matches(value(path) as never);
 export const inRelaying = (s: Snap) => isIn(s, `${A}.controlling.relaying`);
@@ -57,7 +66,14 @@ export const emitted = (s: Snap, e: EventObject): string[] => emittedBy(transiti
 export type Edge = { state: Snap; event: CampaignEvent; nextState: Snap };
 
 const takeSteps = (edges: Edge[], byDefinition: ReturnType<typeof declaredTransitions>['byDefinition']) =>
-  edges.map((edge) => ({ ...edge, taken: takenTransitions(machine, byDefinition, edge.state, edge.event) }));
+  edges.map((edge) => ({ ...edge, key: serializeEvent(edge.event), taken: takenTransitions(machine, byDefinition, edge.state, edge.event) }));
+export type Step = ReturnType<typeof takeSteps>[number];
+
+/**
+ * The event types a step emits. A step that takes no transition (in any microstep) runs no
+ * action, so it emits nothing: only steps that move are replayed.
+ */
+export const emittedOn = (step: Step): string[] => (step.taken.length === 0 ? [] : emitted(step.state, step.event));
 
 function traverse() {
   const started = performance.now();
@@ -67,22 +83,65 @@ function traverse() {
   const { list: declared, byDefinition } = declaredTransitions(machine);
   const steps = takeSteps(edges, byDefinition);
   const reachedStates = new Map(edges.map((e) => [serializeState(e.state), e.state]));
-  return { fromStart, edges, declared, declaredBy: byDefinition, steps, reachedStates, guardOutcomes: recorder.seen(), traversalMs: Math.round(performance.now() - started) };
+  const byEvent = new Map<string, Step[]>();
+  for (const step of steps) byEvent.set(step.key, [...(byEvent.get(step.key) ?? []), step]);
+  return { fromStart, edges, declared, declaredBy: byDefinition, steps, byEvent, reachedStates, guardOutcomes: recorder.seen(), traversalMs: Math.round(performance.now() - started) };
 }
 
 let built: ReturnType<typeof traverse> | null = null;
-let stepsFor: { test: string | undefined; steps: ReturnType<typeof traverse>['steps'] } | null = null;
 
 /**
- * The traversal, built on first use inside a test (not at import). Each test re-derives the
- * steps (which re-evaluates every guard on every reached edge), so mutation testing sees every
- * test that reads the traversal as covering the guards it depends on, not only the first one.
+ * The traversal, built on first use inside a test (not at import), once per test file. (The
+ * old chart re-derived the steps per test for mutation testing; with the heartbeat region the
+ * graph has ~30× the edges, so each test now reads the steps computed once.)
  */
 export function traversal(): ReturnType<typeof traverse> {
   built ??= traverse();
-  const test = expect.getState().currentTestName;
-  if (stepsFor === null || stepsFor.test !== test) {
-    stepsFor = { test, steps: stepsFor === null ? built.steps : takeSteps(built.edges, built.declaredBy) };
-  }
-  return { ...built, steps: stepsFor.steps };
+  return built;
 }
+
+const computePaths = () => getShortestPaths(graphLogic, options);
+let paths: ReturnType<typeof computePaths> | null = null;
+/** The shortest path to every state from the start (computed once: it walks the graph again). */
+export function shortestPaths(): ReturnType<typeof computePaths> {
+  paths ??= computePaths();
+  return paths;
+}
+
+// ---- the rule tables, read independently of explainRefusal ---------------------------------
+
+const EFFECT_STATES = ['claiming', 'controlling.renewing', 'controlling.verifying', 'controlling.journaling', 'controlling.relaying', 'ambiguous-intent.resolving'];
+
+/** Where a snapshot is, as the `where` rows ask it, derived from the state value (not from stateProbe). */
+export function probe(s: Snap): StateProbe {
+  const closed = s.status === 'done';
+  const paused = !closed && s.matches('paused');
+  const authorityValue = closed || paused ? null : (s.value as { active: { authority: unknown; attention: unknown; heartbeat: unknown } }).active;
+  const authority = closed ? 'closed' : paused ? 'paused' : typeof authorityValue!.authority === 'string' ? (authorityValue!.authority as string) : Object.keys(authorityValue!.authority as object)[0]!;
+  const step = authorityValue && typeof authorityValue.authority === 'object' ? (Object.values(authorityValue.authority as object)[0] as string) : null;
+  return {
+    closed,
+    paused,
+    authority,
+    step,
+    attention: authorityValue ? (authorityValue.attention as string) : 'paused',
+    heartbeat: authorityValue ? (authorityValue.heartbeat as string) : null,
+    effectInFlight: EFFECT_STATES.some((p) => isIn(s, `${A}.${p}`)),
+  };
+}
+
+export const rowHolds = <E extends OperatorEvent>(rule: Rule<E>, s: Snap, e: E): boolean =>
+  'guard' in rule ? rule.holds(s.context, e) : rule.holds(probe(s));
+export const rowsOf = (type: OperatorEvent['type']): readonly Rule<OperatorEvent>[] => OPERATOR_RULES[type] as readonly Rule<OperatorEvent>[];
+/** The code of the first row of the event's table that fails here, or null when all hold. */
+export function firstFailingRow(s: Snap, e: OperatorEvent): string | null {
+  for (const rule of rowsOf(e.type)) if (!rowHolds(rule, s, e)) return rule.code;
+  return null;
+}
+export const rowName = (rule: Rule<never>): string => ('guard' in rule ? rule.guard : rule.where);
+
+/** The events a step emits, in full (pure: `transition` returns actions without running them). */
+export const emittedEvents = (s: Snap, e: CampaignEvent): EventObject[] =>
+  (transition(machine, s, e)[1] as { type: string }[])
+    .filter((a) => a.type === 'xstate.emit')
+    .map((a) => (a as unknown as { params: { event: EventObject } }).params.event);
