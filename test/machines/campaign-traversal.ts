@@ -3,8 +3,8 @@
  * named guard instrumented, the finite alphabet from graph-events.ts, the initial state and
  * the restored roots, and the helpers the invariants read states with.
  */
-import { transition, type ActorLogic, type EventObject, type SnapshotFrom } from 'xstate';
-import { adjacencyMapToArray, getAdjacencyMap, getShortestPaths } from 'xstate/graph';
+import { initialTransition, transition, type ActorLogic, type EventObject, type SnapshotFrom } from 'xstate';
+import { adjacencyMapToArray, getAdjacencyMap } from 'xstate/graph';
 import { campaignMachine } from '../../machines/campaign.machine.js';
 import { OPERATOR_RULES, type Rule, type StateProbe } from '../../machines/campaign.rules.js';
 import type { CampaignEvent, OperatorEvent } from '../../machines/campaign.types.js';
@@ -100,11 +100,32 @@ export function traversal(): ReturnType<typeof traverse> {
   return built;
 }
 
-const computePaths = () => getShortestPaths(graphLogic, options);
-let paths: ReturnType<typeof computePaths> | null = null;
-/** The shortest path to every state from the start (computed once: it walks the graph again). */
-export function shortestPaths(): ReturnType<typeof computePaths> {
-  paths ??= computePaths();
+export interface Path {
+  state: Snap;
+  steps: { event: CampaignEvent; state: Snap }[];
+}
+let paths: Path[] | null = null;
+/**
+ * The shortest path (fewest events) to every state reached from the start: a breadth-first walk
+ * of the adjacency map the traversal already built (walking the chart again would double the cost).
+ */
+export function shortestPaths(): Path[] {
+  if (paths) return paths;
+  const map = traversal().fromStart as Record<string, { state: Snap; transitions: Record<string, { event: CampaignEvent; state: Snap }> }>;
+  const [initial] = initialTransition(machine, INPUT);
+  const startKey = serializeState(initial);
+  const found = new Map<string, Path>([[startKey, { state: initial, steps: [] }]]);
+  const queue = [startKey];
+  for (let i = 0; i < queue.length; i++) {
+    const from = found.get(queue[i]!)!;
+    for (const { event, state } of Object.values(map[queue[i]!]?.transitions ?? {})) {
+      const key = serializeState(state);
+      if (found.has(key)) continue;
+      found.set(key, { state, steps: [...from.steps, { event, state }] });
+      queue.push(key);
+    }
+  }
+  paths = [...found.values()];
   return paths;
 }
 

@@ -260,7 +260,10 @@ describe('campaign statechart, by enumeration', { timeout: 240_000 }, () => {
     expect(losses).toBeGreaterThan(0);
     // Lost by a read's readback or lapse, a renewal, the pre-mutation readback and a relay answer.
     for (const cause of ['readStatus', 'renewLease', 'readLease', 'relayMutation']) expect([...via]).toContain(`xstate.done.actor.${cause}`);
-    for (const path of shortestPaths()) {
+    const all = shortestPaths();
+    // Every state reached from the start has its path.
+    expect(all.length).toBe(Object.keys(traversal().fromStart).length);
+    for (const path of all) {
       let snapshot = initialTransition(machine, INPUT)[0];
       let entries = 0;
       let emissions = 0;
