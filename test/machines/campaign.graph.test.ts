@@ -1,9 +1,11 @@
 /**
  * Model-based proof of the campaign's authority rules: enumerate every reachable state under a
  * finite event alphabet (with guard payloads for both branches and the done/error events of
- * every invoked effect), from the initial state and from restored roots, then check invariants
- * on every edge and path, compare the declared transitions with the exercised ones, and check
- * that every named guard was evaluated both true and false. Writes coverage/statechart.json.
+ * all seven invoked effects, the heartbeat's TICK included), from the initial state and from
+ * restored roots, then check invariants on every edge and path, compare the declared
+ * transitions with the exercised ones (counting those of the events the chart raises to itself
+ * within a step: REMOTE_OBSERVED, LEASE_READBACK, LEASE_LAPSED), and check that every named
+ * guard was evaluated both true and false. Writes coverage/statechart.json.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createActor, fromPromise, initialTransition, transition } from 'xstate';

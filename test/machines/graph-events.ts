@@ -335,6 +335,7 @@ export function restoredRoots(machine: CampaignMachine, input: CampaignInput): S
   const [start] = initialTransition(machine, input);
   const [claiming] = transition(machine, start, claimEvent());
   const [controlling] = transition(machine, claiming, done('claimLease', CLAIM_OUTPUTS[0]));
-  const pendingIntent = { requestId: 'req-restored', kind: 'submit', epoch: null, mutation: null, binding: null, readback: null } as const;
+  // The journal's request id is the alphabet's (REQ), so its readbacks can settle it.
+  const pendingIntent = { requestId: REQ, kind: 'submit', epoch: null, mutation: null, binding: null, readback: null } as const;
   return [machine.resolveState({ value: controlling.value, context: { ...controlling.context, pendingIntent } })];
 }
