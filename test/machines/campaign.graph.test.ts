@@ -8,7 +8,7 @@
  * guard was evaluated both true and false. Writes coverage/statechart.json.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { createActor, fromPromise, initialTransition, transition } from 'xstate';
+import { createActor, fromPromise, initialTransition } from 'xstate';
 import { describe, expect, it } from 'vitest';
 import { explainRefusal, MUTATION_RULES } from '../../machines/campaign.rules.js';
 import type { ClaimLeaseOutput, JournalIntentOutput, MutateEvent, OperatorEvent, ReadLeaseOutput } from '../../machines/campaign.types.js';
@@ -23,6 +23,7 @@ import {
   inRelaying,
   isIn,
   machine,
+  pureStep,
   rowHolds,
   rowName,
   serializeEvent,
@@ -270,7 +271,7 @@ describe('campaign statechart, by enumeration', { timeout: 240_000 }, () => {
       let entries = 0;
       let emissions = 0;
       for (const step of path.steps) {
-        const [next, actions] = transition(machine, snapshot, step.event);
+        const [next, actions] = pureStep(snapshot, step.event);
         if (isIn(next, lostPath) && !isIn(snapshot, lostPath)) entries++;
         emissions += emittedBy(actions).filter((t) => t === 'CONTROL_LOST').length;
         snapshot = next;

@@ -3,7 +3,7 @@
  * `transitions`, one entry per guarded branch), and a way to name the branch a step took.
  * Together they give "X of Y transitions exercised" without trusting the traversal to say so.
  */
-import { getMicrosteps, type AnyMachineSnapshot, type AnyStateMachine, type AnyStateNode, type EventObject } from 'xstate';
+import { type AnyMachineSnapshot, type AnyStateMachine, type AnyStateNode, type EventObject } from 'xstate';
 
 export interface DeclaredTransition {
   /** `source --event[#branch]--> targets`, stable across runs. */
@@ -70,6 +70,7 @@ export function takenTransitions(
   byDefinition: Map<TransitionDefinition, DeclaredTransition>,
   snapshot: AnyMachineSnapshot,
   event: EventObject,
+  microsteps: (s: AnyMachineSnapshot, e: EventObject) => { snapshots: AnyMachineSnapshot[]; raised: EventObject[] },
 ): DeclaredTransition[] {
   const declared = (s: AnyMachineSnapshot, e: EventObject) =>
     machine.getTransitionData(s as never, e as never).map((definition: TransitionDefinition) => {
@@ -79,9 +80,9 @@ export function takenTransitions(
     });
   const taken = declared(snapshot, event);
   if (!event.type.startsWith('xstate.done.actor.')) return taken;
-  const steps = getMicrosteps(machine, snapshot as never, event as never) as [AnyMachineSnapshot, { type: string; params?: { event?: EventObject; delay?: unknown } }[]][];
-  const raised = steps.flatMap(([, actions]) => actions.filter((a) => a.type === 'xstate.raise' && a.params?.event && a.params.delay === undefined).map((a) => a.params!.event!));
-  raised.forEach((e, i) => taken.push(...declared(steps[i]![0], e)));
+  const { snapshots, raised } = microsteps(snapshot, event);
+  if (snapshots.length !== raised.length + 1) throw new Error(`${event.type}: ${snapshots.length} microsteps for ${raised.length} raised events`);
+  raised.forEach((e, i) => taken.push(...declared(snapshots[i]!, e)));
   return taken;
 }
 
