@@ -198,8 +198,14 @@ export function shortestPaths(): Path[] {
 
 const EFFECT_STATES = ['claiming', 'controlling.renewing', 'controlling.verifying', 'controlling.journaling', 'controlling.relaying', 'ambiguous-intent.resolving'];
 
+const probes = new WeakMap<Snap, StateProbe>();
 /** Where a snapshot is, as the `where` rows ask it, derived from the state value (not from stateProbe). */
 export function probe(s: Snap): StateProbe {
+  let found = probes.get(s);
+  if (!found) probes.set(s, (found = probeOnce(s)));
+  return found;
+}
+function probeOnce(s: Snap): StateProbe {
   const closed = s.status === 'done';
   const paused = !closed && s.matches('paused');
   const authorityValue = closed || paused ? null : (s.value as { active: { authority: unknown; attention: unknown; heartbeat: unknown } }).active;
