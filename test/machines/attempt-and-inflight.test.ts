@@ -5,29 +5,36 @@
  */
 import { describe, expect, it } from 'vitest';
 import { initialTransition, transition } from 'xstate';
-import { attemptRunning, campaignGuards, MUTATION_RULES } from '../../machines/campaign.guards.js';
-import { campaignMachine } from '../../machines/campaign.machine.js';
-import { explainRefusal, refuseConcurrentMutation } from '../../machines/campaign.refusals.js';
-import { TERMINAL_TASK_STATES, type CampaignEvent, type MutateEvent, type Mutation } from '../../machines/campaign.types.js';
-import { EPOCH, mutateEvent, OURS, US } from './graph-events.js';
+import { attemptRunning } from '../../machines/campaign.guards.js';
+import { campaignMachine, initialCampaignContext } from '../../machines/campaign.machine.js';
+import { explainRefusal, MUTATION_RULES } from '../../machines/campaign.rules.js';
+import { TERMINAL_TASK_STATES, type CampaignContext, type CampaignEvent, type MutateEvent, type Mutation } from '../../machines/campaign.types.js';
+import { claimEvent, CLAIM_OUTPUTS, done, EPOCH, mutateEvent, US } from './graph-events.js';
+
+/** The chart's own guard implementations, by name (as setup() declares them). */
+const named = campaignMachine.implementations.guards as unknown as Record<string, ((args: { context: CampaignContext; event: CampaignEvent }) => boolean) | undefined>;
+const guards = {
+  noAttemptRunning: named.noAttemptRunning!,
+  noMutationInFlight: named.noMutationInFlight!,
+};
 
 const INPUT = { campaignId: 'camp-1', controllerId: US, maxAttempts: 3 };
 
 const mutate = mutateEvent;
 
-const done = (id: string, output: unknown) => ({ type: `xstate.done.actor.${id}`, output }) as unknown as CampaignEvent;
 
 /** controlling.ready, reached purely (no actor runs). */
 function controlling() {
   let [s] = initialTransition(campaignMachine, INPUT);
-  [s] = transition(campaignMachine, s, { type: 'OPERATOR_CLAIM', ttlSeconds: 600 });
-  [s] = transition(campaignMachine, s, done('claimLease', { claimed: OURS, readback: OURS }));
+  [s] = transition(campaignMachine, s, claimEvent());
+  [s] = transition(campaignMachine, s, done('claimLease', CLAIM_OUTPUTS[0]));
   expect(s.matches({ active: { authority: { controlling: 'ready' } } })).toBe(true);
   return s;
 }
 
+/** Accepted: the chart starts the mutation's steps (the lease readback first, then journal and relay). */
 const relaysFrom = (s: ReturnType<typeof controlling>, e: MutateEvent) =>
-  transition(campaignMachine, s, e)[0].matches({ active: { authority: { controlling: 'relaying' } } });
+  transition(campaignMachine, s, e)[0].matches({ active: { authority: { controlling: 'verifying' } } });
 
 describe('noAttemptRunning', () => {
   const ready = controlling();
@@ -57,9 +64,9 @@ describe('noAttemptRunning', () => {
     for (const state of ['working', 'unobserved', '']) expect(attemptRunning(state)).toBe(true);
     // As a machine guard it holds only for MUTATE.
     const args = { context: ready.context, event: mutate({ boundTaskState: 'working' }) };
-    expect(campaignGuards.noAttemptRunning(args)).toBe(false);
-    expect(campaignGuards.noAttemptRunning({ ...args, event: mutate() })).toBe(true);
-    expect(campaignGuards.noAttemptRunning({ ...args, event: { type: 'PAUSE' } })).toBe(false);
+    expect(guards.noAttemptRunning(args)).toBe(false);
+    expect(guards.noAttemptRunning({ ...args, event: mutate() })).toBe(true);
+    expect(guards.noAttemptRunning({ ...args, event: { type: 'PAUSE' } })).toBe(false);
   });
 });
 
@@ -72,8 +79,8 @@ describe('noMutationInFlight', () => {
       expect([mutation.kind, ready.can(busy), explainRefusal(ready, busy), relaysFrom(ready, busy)]).toEqual([mutation.kind, false, 'mutation_in_progress', false]);
       expect(ready.can(mutate({ mutation }))).toBe(true);
     }
-    expect(campaignGuards.noMutationInFlight({ context: ready.context, event: mutate({ mutationInFlight: true }) })).toBe(false);
-    expect(campaignGuards.noMutationInFlight({ context: ready.context, event: mutate() })).toBe(true);
+    expect(guards.noMutationInFlight({ context: ready.context, event: mutate({ mutationInFlight: true }) })).toBe(false);
+    expect(guards.noMutationInFlight({ context: ready.context, event: mutate() })).toBe(true);
   });
 
   it('is reported first, in any state, and decidable from the event alone (before any I/O)', () => {
@@ -82,8 +89,15 @@ describe('noMutationInFlight', () => {
     expect(explainRefusal(observing, busy)).toBe('mutation_in_progress');
     expect(explainRefusal(ready, busy)).toBe('mutation_in_progress');
     expect(explainRefusal(observing, mutate())).toBe('lease_required');
-    expect(refuseConcurrentMutation({ mutationInFlight: true })).toBe('mutation_in_progress');
-    expect(refuseConcurrentMutation({ mutationInFlight: false })).toBeNull();
-    expect(MUTATION_RULES[0].guard).toBe('noMutationInFlight');
+    // The first row reads the event alone: any context (even none of ours) gives the same answer.
+    const first = MUTATION_RULES[0]!;
+    expect('guard' in first && first.guard).toBe('noMutationInFlight');
+    if (!('guard' in first)) throw new Error('the first MUTATE row must be a guard on the event');
+    const strangers = [initialCampaignContext({ campaignId: 'other' }), ready.context, { ...ready.context, lease: null, pendingIntent: null }];
+    for (const context of strangers) {
+      expect(first.holds(context, mutate({ mutationInFlight: true }))).toBe(false);
+      expect(first.holds(context, mutate({ mutationInFlight: false }))).toBe(true);
+    }
+    expect(first.code).toBe('mutation_in_progress');
   });
 });

@@ -1,34 +1,38 @@
 /**
  * Model-based proof of the campaign's authority rules: enumerate every reachable state under a
  * finite event alphabet (with guard payloads for both branches and the done/error events of
- * every invoked effect), from the initial state and from restored roots, then check invariants
- * on every edge and path, compare the declared transitions with the exercised ones, and check
- * that every named guard was evaluated both true and false. Writes coverage/statechart.json.
+ * all seven invoked effects, the heartbeat's TICK included), from the initial state and from
+ * restored roots, then check invariants on every edge and path, compare the declared
+ * transitions with the exercised ones (counting those of the events the chart raises to itself
+ * within a step: REMOTE_OBSERVED, LEASE_READBACK, LEASE_LAPSED), and check that every named
+ * guard was evaluated both true and false. Writes coverage/statechart.json.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { createActor, fromPromise, initialTransition, transition } from 'xstate';
-import { getShortestPaths } from 'xstate/graph';
+import { createActor, fromPromise, initialTransition } from 'xstate';
 import { describe, expect, it } from 'vitest';
-import { MUTATION_RULES } from '../../machines/campaign.guards.js';
-import { explainRefusal } from '../../machines/campaign.refusals.js';
-import type { CampaignEvent, MutateEvent } from '../../machines/campaign.types.js';
+import { explainRefusal, MUTATION_RULES } from '../../machines/campaign.rules.js';
+import type { ClaimLeaseOutput, JournalIntentOutput, MutateEvent, OperatorEvent, ReadLeaseOutput } from '../../machines/campaign.types.js';
+import { leaseOutlivesSend, readbackShowsOurLease } from '../../machines/campaign.guards.js';
 import {
   A,
   emitted,
   emittedBy,
-  graphLogic,
+  emittedOn,
   inControlling,
   INPUT,
   inRelaying,
   isIn,
   machine,
-  options,
+  pureStep,
+  rowHolds,
+  rowName,
   serializeEvent,
   serializeState,
+  shortestPaths,
   traversal,
   type Snap,
 } from './campaign-traversal.js';
-import { MUTATIONS, US } from './graph-events.js';
+import { claimEvent, EFFECT_ANSWERS, MUTATIONS, US } from './graph-events.js';
 import { guardCoverage, type UnreachableOutcome } from './guard-outcomes.js';
 import { allStateNodes, atomicDescendants, type DeclaredTransition } from './statechart-coverage.js';
 
@@ -41,19 +45,21 @@ const guardOutcomes = () => guardCoverage(machine, traversal().guardOutcomes, UN
 
 /** Invariants that explain why a guard side needs a restored root or cannot be reached at all. */
 const INVARIANTS: Record<string, () => void> = {
-  'from the start, an intent is held only while relaying, in ambiguous-intent, paused or closed': () => {
+  'from the start, an intent is held only while verifying, journaling, relaying, in ambiguous-intent, paused or closed': () => {
     let held = 0;
     for (const { state } of Object.values(traversal().fromStart) as { state: Snap }[]) {
       if (state.context.pendingIntent === null) continue;
       held++;
-      const holds = inRelaying(state) || isIn(state, `${A}.ambiguous-intent`) || state.matches('paused') || state.status === 'done';
+      const steps = ['verifying', 'journaling', 'relaying'].some((step) => isIn(state, `${A}.controlling.${step}`));
+      const holds = steps || isIn(state, `${A}.ambiguous-intent`) || state.matches('paused') || state.status === 'done';
       expect([state.value, holds]).toEqual([state.value, true]);
     }
     expect(held, 'reached states holding an intent').toBeGreaterThan(0);
   },
 };
 
-describe('campaign statechart, by enumeration', () => {
+// The first test builds the traversal (tens of seconds on a shared 2-core box).
+describe('campaign statechart, by enumeration', { timeout: 240_000 }, () => {
   it('exercises every declared transition (writes coverage/statechart.json)', () => {
     const guards = guardOutcomes();
     const covered = new Set<string>();
@@ -94,6 +100,16 @@ describe('campaign statechart, by enumeration', () => {
 
   it.each(Object.entries(INVARIANTS))('invariant: %s', (_name, proof) => proof());
 
+  it('offers an answer for each of the seven invoked effects, and nothing else is invoked', () => {
+    const invoked = allStateNodes(machine.root).flatMap((n) => n.invoke.map((i) => [i.id, i.src]));
+    for (const [id, src] of invoked) expect(id).toBe(src);
+    expect(invoked.map(([id]) => id).sort()).toEqual(Object.keys(EFFECT_ANSWERS).sort());
+    expect(invoked).toHaveLength(7);
+    // Every effect's answers were delivered in a reached state.
+    const answered = new Set(traversal().steps.map((e) => /^xstate\.done\.actor\.(.+)$/.exec(e.event.type)?.[1]).filter(Boolean));
+    expect([...answered].sort()).toEqual(Object.keys(EFFECT_ANSWERS).sort());
+  });
+
   it('invokes relayMutation only in a state under controlling', () => {
     // Statically: every node that invokes the relay sits under `controlling`.
     const relayNodes = allStateNodes(machine.root).filter((n) => n.invoke.some((i) => i.src === 'relayMutation'));
@@ -109,22 +125,42 @@ describe('campaign statechart, by enumeration', () => {
     expect(withRelay, 'reached states with a relay child').toBeGreaterThan(0);
   });
 
-  it('starts a relay only from controlling.ready, by MUTATE, with every rule holding', () => {
-    const entries = traversal().steps.filter((e) => inRelaying(e.nextState) && !inRelaying(e.state));
-    expect(entries.length).toBeGreaterThan(0);
-    for (const e of entries) {
+  it('starts a relay only from controlling.ready, by MUTATE with every rule holding, then a readback that shows us, then a journal write in time', () => {
+    const { steps } = traversal();
+    const step = (p: string) => `${A}.controlling.${p}`;
+    const entries = (p: string) => steps.filter((e) => isIn(e.nextState, step(p)) && !isIn(e.state, step(p)));
+    const verifying = entries('verifying');
+    expect(verifying.length).toBeGreaterThan(0);
+    for (const e of verifying) {
       expect(e.event.type).toBe('MUTATE');
-      expect(isIn(e.state, `${A}.controlling.ready`)).toBe(true);
-      for (const rule of MUTATION_RULES) expect([rule.guard, rule.holds(e.state.context, e.event as MutateEvent)]).toEqual([rule.guard, true]);
+      expect(isIn(e.state, step('ready'))).toBe(true);
+      for (const rule of MUTATION_RULES) expect([rowName(rule), rowHolds(rule, e.state, e.event as MutateEvent)]).toEqual([rowName(rule), true]);
+      const m = e.event as MutateEvent;
+      expect(e.nextState.context.pendingIntent).toEqual({ requestId: m.requestId, kind: m.mutation.kind, epoch: m.epoch, mutation: m.mutation, binding: m.binding, readback: null });
+    }
+    const journaling = entries('journaling');
+    expect(journaling.length).toBeGreaterThan(0);
+    for (const e of journaling) {
+      expect([isIn(e.state, step('verifying')), e.event.type]).toEqual([true, 'xstate.done.actor.readLease']);
+      const { readback, code } = (e.event as unknown as { output: ReadLeaseOutput }).output;
+      expect([code, readbackShowsOurLease(US, e.state.context.lease!.epoch, readback)]).toEqual([null, true]);
+      expect(e.nextState.context.pendingIntent?.readback).toEqual(readback);
+    }
+    const relaying = entries('relaying');
+    expect(relaying.length).toBeGreaterThan(0);
+    for (const e of relaying) {
+      expect([isIn(e.state, step('journaling')), e.event.type]).toEqual([true, 'xstate.done.actor.journalIntent']);
+      const { journaledAt } = (e.event as unknown as { output: JournalIntentOutput }).output;
+      expect(leaseOutlivesSend(e.state.context.pendingIntent!.readback, journaledAt)).toBe(true);
     }
   });
 
   it('refuses each broken rule in controlling.ready, with the code the services report', () => {
     for (const { breaks, event } of MUTATIONS.filter((m) => m.breaks !== null)) {
-      const tries = traversal().steps.filter((e) => isIn(e.state, `${A}.controlling.ready`) && serializeEvent(e.event) === serializeEvent(event));
+      const tries = (traversal().byEvent.get(serializeEvent(event)) ?? []).filter((e) => isIn(e.state, `${A}.controlling.ready`));
       expect(tries.length, `MUTATE breaking ${breaks} was tried`).toBeGreaterThan(0);
       for (const e of tries) {
-        expect(inRelaying(e.nextState)).toBe(false);
+        expect(isIn(e.nextState, `${A}.controlling.verifying`)).toBe(false);
         expect(explainRefusal(e.state, event)).toBe(breaks);
       }
     }
@@ -132,33 +168,34 @@ describe('campaign statechart, by enumeration', () => {
 
   it('refuses a MUTATE whose only broken rule is in the context: the attempt bound, an intent still open', () => {
     for (const code of ['attempt_limit_reached', 'intent_unresolved'] as const) {
-      // Selected by the rule table; judged by the chart (no relay) and by the refusal code.
+      // Selected by the rule table; judged by the chart (no verifying) and by the refusal code.
       const tries = traversal().steps.filter((e) => {
         if (e.event.type !== 'MUTATE' || !isIn(e.state, `${A}.controlling.ready`)) return false;
-        const broken = MUTATION_RULES.filter((rule) => !rule.holds(e.state.context, e.event as MutateEvent)).map((rule) => rule.code);
+        const broken = MUTATION_RULES.filter((rule) => !rowHolds(rule, e.state, e.event as MutateEvent)).map((rule) => rule.code);
         return broken.length === 1 && broken[0] === code;
       });
       expect(tries.map((e) => (e.event as MutateEvent).mutation.kind), `MUTATE refused only by ${code}`).toContain('submit');
       for (const e of tries) {
-        expect(inRelaying(e.nextState)).toBe(false);
-        expect(explainRefusal(e.state, e.event)).toBe(code);
+        expect(isIn(e.nextState, `${A}.controlling.verifying`)).toBe(false);
+        expect(explainRefusal(e.state, e.event as OperatorEvent)).toBe(code);
       }
     }
   });
 
   it('refuses OPERATOR_CLAIM while an intent is open, wherever a claim is otherwise possible', () => {
-    const tries = traversal().steps.filter((e) => e.event.type === 'OPERATOR_CLAIM' && e.event.ttlSeconds === 600 && e.state.context.pendingIntent !== null && e.state.matches('active'));
+    const valid = serializeEvent(claimEvent());
+    const tries = (traversal().byEvent.get(valid) ?? []).filter((e) => e.state.context.pendingIntent !== null && e.state.matches('active'));
     expect(tries.some((e) => isIn(e.state, `${A}.control-lost`)), 'a claim tried in control-lost with an intent open').toBe(true);
     for (const e of tries) {
       expect(isIn(e.nextState, `${A}.claiming`)).toBe(false);
-      expect(explainRefusal(e.state, e.event)).toMatch(/^(intent_unresolved|already_controlling|effect_in_flight)$/);
+      expect(explainRefusal(e.state, e.event as OperatorEvent)).toMatch(/^(intent_unresolved|already_controlling|effect_in_flight)$/);
     }
   });
 
-  it('never reaches relaying from observing, claiming, control-lost, ambiguous-intent or paused', () => {
+  it('never reaches relaying (or its first step) from observing, claiming, control-lost, ambiguous-intent or paused', () => {
     const outside = ['observing', 'claiming', 'control-lost', 'ambiguous-intent'].map((s) => `${A}.${s}`);
     for (const e of traversal().steps) {
-      if (outside.some((p) => isIn(e.state, p)) || e.state.matches('paused')) expect(inRelaying(e.nextState)).toBe(false);
+      if (outside.some((p) => isIn(e.state, p)) || e.state.matches('paused')) expect(inControlling(e.nextState) && !isIn(e.nextState, `${A}.controlling.ready`)).toBe(false);
     }
     // And a valid mutation outside controlling is refused as a value, not dropped silently.
     const valid = MUTATIONS[0]!.event;
@@ -183,8 +220,9 @@ describe('campaign statechart, by enumeration', () => {
         controlEntries++;
         expect(isIn(e.state, `${A}.claiming`)).toBe(true);
         expect(e.event.type).toBe('xstate.done.actor.claimLease');
-        const { claimed, readback } = (e.event as unknown as { output: { claimed: { holder: string; epoch: number }; readback: { holder: string; epoch: number } } }).output;
-        expect([claimed.holder, readback.holder, readback.epoch]).toEqual([US, US, claimed.epoch]);
+        const { claimed, readback, contextId } = (e.event as unknown as { output: ClaimLeaseOutput }).output;
+        expect([claimed?.holder, readback?.holder, readback?.epoch, contextId !== null]).toEqual([US, US, claimed?.epoch, true]);
+        expect(e.nextState.context.lease).toMatchObject({ epoch: claimed!.epoch, contextId });
       }
     }
     expect(claimEntries, 'edges entering claiming').toBeGreaterThan(0);
@@ -211,22 +249,29 @@ describe('campaign statechart, by enumeration', () => {
   it('emits CONTROL_LOST exactly once per loss, on every edge and every path', () => {
     const lostPath = `${A}.control-lost`;
     let losses = 0;
+    const via = new Set<string>();
     for (const e of traversal().steps) {
       const entered = isIn(e.nextState, lostPath) && !isIn(e.state, lostPath);
-      const count = emitted(e.state, e.event).filter((t) => t === 'CONTROL_LOST').length;
+      const count = emittedOn(e).filter((t) => t === 'CONTROL_LOST').length;
       expect(count).toBe(entered ? 1 : 0);
       if (entered) {
         losses++;
+        via.add(e.event.type);
         expect(inControlling(e.state)).toBe(true);
       }
     }
     expect(losses).toBeGreaterThan(0);
-    for (const path of getShortestPaths(graphLogic, options)) {
+    // Lost by a read's readback or lapse, a renewal, the pre-mutation readback and a relay answer.
+    for (const cause of ['readStatus', 'renewLease', 'readLease', 'relayMutation']) expect([...via]).toContain(`xstate.done.actor.${cause}`);
+    const all = shortestPaths();
+    // Every state reached from the start has its path.
+    expect(all.length).toBe(Object.keys(traversal().fromStart).length);
+    for (const path of all) {
       let snapshot = initialTransition(machine, INPUT)[0];
       let entries = 0;
       let emissions = 0;
       for (const step of path.steps) {
-        const [next, actions] = transition(machine, snapshot, step.event);
+        const [next, actions] = pureStep(snapshot, step.event);
         if (isIn(next, lostPath) && !isIn(snapshot, lostPath)) entries++;
         emissions += emittedBy(actions).filter((t) => t === 'CONTROL_LOST').length;
         snapshot = next;
@@ -257,29 +302,43 @@ describe('campaign statechart, by enumeration', () => {
     expect(outOfAmbiguous, 'edges leaving ambiguous-intent').toBeGreaterThan(0);
   });
 
-  it('refuses PAUSE and CLOSE while a relay is in flight (aborting it would manufacture doubt)', () => {
-    const inFlight = traversal().steps.filter((e) => inRelaying(e.state) && (e.event.type === 'PAUSE' || e.event.type === 'CLOSE'));
-    expect(inFlight.length).toBeGreaterThan(0);
+  it('refuses PAUSE and CLOSE while any effect is in flight (aborting a relay would manufacture doubt)', () => {
+    const inFlight = traversal().steps.filter((e) => e.state.hasTag('effect-in-flight') && (e.event.type === 'PAUSE' || e.event.type === 'CLOSE'));
+    expect(inFlight.some((e) => inRelaying(e.state))).toBe(true);
+    const where = new Set<string>();
     for (const e of inFlight) {
+      where.add(JSON.stringify((e.state.value as { active: { authority: unknown } }).active.authority));
       expect(e.taken).toEqual([]);
-      expect(explainRefusal(e.state, e.event as CampaignEvent)).toBe('effect_in_flight');
+      expect(explainRefusal(e.state, e.event as OperatorEvent)).toBe('effect_in_flight');
     }
+    expect(where.size, 'effect states tried').toBe(6);
   });
 
-  it('records a failed read without inventing an attempt or moving authority', () => {
-    const failures = traversal().steps.filter((s) => s.event.type === 'REMOTE_UNAVAILABLE' && s.state.matches('active'));
+  it('records a failed read without inventing an attempt, and moves authority only when our lease expired meanwhile', () => {
+    const failures = traversal().steps.filter((s) => (s.event.type as string) === 'xstate.done.actor.readStatus' && !(s.event as unknown as { output: { ok: boolean } }).output.ok);
     expect(failures.length).toBeGreaterThan(0);
+    let lapses = 0;
     for (const e of failures) {
-      expect(e.nextState.value).toEqual(e.state.value);
+      const out = (e.event as unknown as { output: { requestedAt: string; failure: { consecutive: number } } }).output;
+      const lease = e.state.context.lease;
+      const judged = isIn(e.state, `${A}.controlling.ready`) || isIn(e.state, `${A}.controlling.renewing`);
+      const lapsed = lease !== null && judged && Date.parse(lease.expiresAt) <= Date.parse(out.requestedAt);
+      if (lapsed) lapses++;
+      const authority = (s: Snap) => (s.value as { active: { authority: unknown } }).active.authority;
+      if (lapsed) expect(isIn(e.nextState, `${A}.control-lost`)).toBe(true);
+      else expect(authority(e.nextState)).toEqual(authority(e.state));
       expect(e.nextState.context.attemptsSubmitted).toBe(e.state.context.attemptsSubmitted);
-      expect(e.nextState.context.remoteReachable).toBe(false);
+      expect(e.nextState.context.readFailures.consecutive).toBe(out.failure.consecutive);
+      expect(e.nextState.context.remote).toEqual(e.state.context.remote);
     }
+    expect(lapses, 'failed reads after our lease expired').toBeGreaterThan(0);
   });
 
   it('agrees with a live actor on the shortest path to every state', () => {
     const never = fromPromise<never, unknown>(() => new Promise<never>(() => {}));
-    const live = machine.provide({ actors: { claimLease: never, renewLease: never, relayMutation: never, readBackIntent: never } as never });
-    for (const path of getShortestPaths(graphLogic, options)) {
+    const ids = Object.keys(EFFECT_ANSWERS);
+    const live = machine.provide({ actors: Object.fromEntries(ids.map((id) => [id, never])) as never });
+    for (const path of shortestPaths()) {
       const actor = createActor(live, { input: INPUT }).start();
       for (const step of path.steps) actor.send(step.event);
       expect(serializeState(actor.getSnapshot())).toBe(serializeState(path.state));

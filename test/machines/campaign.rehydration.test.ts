@@ -1,44 +1,65 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createActor, fromPromise, waitFor } from 'xstate';
-import { campaignMachine, CAMPAIGN_MACHINE_VERSION, initialCampaignContext } from '../../machines/campaign.machine.js';
-import { explainRefusal } from '../../machines/campaign.refusals.js';
+import { campaignMachine, CAMPAIGN_MACHINE_VERSION, EFFECT_IN_FLIGHT, initialCampaignContext } from '../../machines/campaign.machine.js';
+import { explainRefusal } from '../../machines/campaign.rules.js';
 import type {
   ClaimLeaseInput,
   ClaimLeaseOutput,
+  JournalIntentInput,
+  JournalIntentOutput,
   MutateEvent,
   ReadBackIntentInput,
   ReadBackIntentOutput,
+  ReadLeaseInput,
+  ReadLeaseOutput,
+  ReadStatusInput,
+  ReadStatusOutput,
   RelayMutationInput,
   RelayMutationOutput,
   RenewLeaseInput,
   RenewLeaseOutput,
 } from '../../machines/campaign.types.js';
 import { checkRestorable, isQuiescent } from '../../machines/campaign.version.js';
-import { EPOCH, mutateEvent, NOW, OURS } from './graph-events.js';
+import { allStateNodes } from './statechart-coverage.js';
+import { claimEvent, EPOCH, FULL, LATER, mutateEvent, NOW, OURS, READ_BLOCKED, tick } from './graph-events.js';
 
 const INPUT = { campaignId: 'camp-1', maxAttempts: 2 };
 
-function wired(relay: (input: RelayMutationInput) => Promise<RelayMutationOutput>, readBack?: (input: ReadBackIntentInput) => Promise<ReadBackIntentOutput>) {
+type Fns = {
+  relay?: (input: RelayMutationInput) => Promise<RelayMutationOutput>;
+  readBack?: (input: ReadBackIntentInput) => Promise<ReadBackIntentOutput>;
+  read?: (input: ReadStatusInput) => Promise<ReadStatusOutput>;
+  renew?: (input: RenewLeaseInput) => Promise<RenewLeaseOutput>;
+};
+/** An unchanged-looking read that shows our lease. */
+const quietRead = async (input: ReadStatusInput): Promise<ReadStatusOutput> => ({ ok: true, requestedAt: input.now, fingerprint: 'fp-q', readback: { ...OURS, readAt: input.now }, observation: null });
+const applied = async (i: RelayMutationInput): Promise<RelayMutationOutput> => ({ outcome: 'applied', requestId: i.requestId, taskId: null });
+
+function wired(fns: Fns = {}) {
   return campaignMachine.provide({
     actors: {
-      claimLease: fromPromise<ClaimLeaseOutput, ClaimLeaseInput>(async () => ({ claimed: OURS, readback: OURS })),
-      renewLease: fromPromise<RenewLeaseOutput, RenewLeaseInput>(async () => {
-        throw new Error('renewal timed out');
-      }),
-      relayMutation: fromPromise<RelayMutationOutput, RelayMutationInput>(({ input }) => relay(input)),
+      readStatus: fromPromise<ReadStatusOutput, ReadStatusInput>(({ input }) => (fns.read ?? quietRead)(input)),
+      claimLease: fromPromise<ClaimLeaseOutput, ClaimLeaseInput>(async ({ input }) => ({ claimed: OURS, readback: OURS, contextId: input.binding.contextId, ttlSeconds: input.ttlSeconds, code: null })),
+      renewLease: fromPromise<RenewLeaseOutput, RenewLeaseInput>(({ input }) =>
+        fns.renew ? fns.renew(input) : Promise.reject(new Error('renewal timed out')),
+      ),
+      readLease: fromPromise<ReadLeaseOutput, ReadLeaseInput>(async () => ({ readback: { ...OURS, readAt: NOW }, code: null })),
+      journalIntent: fromPromise<JournalIntentOutput, JournalIntentInput>(async () => ({ journaledAt: NOW })),
+      relayMutation: fromPromise<RelayMutationOutput, RelayMutationInput>(({ input }) => (fns.relay ?? applied)(input)),
       readBackIntent: fromPromise<ReadBackIntentOutput, ReadBackIntentInput>(({ input }) =>
-        readBack ? readBack(input) : Promise.resolve({ requestId: input.requestId, status: 'unavailable' as const }),
+        fns.readBack ? fns.readBack(input) : Promise.resolve({ requestId: input.requestId, status: 'unavailable' as const, taskId: null }),
       ),
     },
   });
 }
 
 const submit = (requestId: string): MutateEvent => mutateEvent({ requestId });
+const READY = { active: { authority: { controlling: 'ready' } } } as const;
 
 async function controllingActor(machine: ReturnType<typeof wired>) {
   const actor = createActor(machine, { input: INPUT }).start();
-  actor.send({ type: 'OPERATOR_CLAIM', ttlSeconds: 600 });
-  await waitFor(actor, (s) => s.matches({ active: { authority: { controlling: 'ready' } } }));
+  actor.send(claimEvent());
+  await waitFor(actor, (s) => s.matches(READY));
   return actor;
 }
 
@@ -47,30 +68,30 @@ const throughDisk = (snapshot: unknown) => JSON.parse(JSON.stringify({ version: 
 
 describe('campaign actor: persist and restore', () => {
   it('round-trips a quiescent snapshot with getPersistedSnapshot()', async () => {
-    const actor = await controllingActor(wired(async (i) => ({ outcome: 'applied', requestId: i.requestId })));
+    const actor = await controllingActor(wired());
     expect(isQuiescent(actor.getSnapshot())).toBe(true);
     const stored = throughDisk(actor.getPersistedSnapshot());
     const check = checkRestorable(stored);
     expect(check.ok).toBe(true);
-    const restored = createActor(wired(async () => ({ outcome: 'applied', requestId: 'x' })), { snapshot: check.ok ? (check.snapshot as never) : undefined, input: INPUT }).start();
+    const restored = createActor(wired(), { snapshot: check.ok ? (check.snapshot as never) : undefined, input: INPUT }).start();
     expect(restored.getSnapshot().value).toEqual(actor.getSnapshot().value);
     expect(restored.getSnapshot().context).toEqual(actor.getSnapshot().context);
   });
 
   it('restoring a quiescent snapshot never invokes the relay; a journaled intent restores into ambiguous-intent', async () => {
-    const relay = vi.fn(async (i: RelayMutationInput): Promise<RelayMutationOutput> => ({ outcome: 'applied', requestId: i.requestId }));
-    const actor = await controllingActor(wired(relay));
+    const relay = vi.fn(applied);
+    const actor = await controllingActor(wired({ relay }));
     const stored = throughDisk(actor.getPersistedSnapshot());
     // The process died after journaling req-9 and before its outcome was recorded.
-    const readBack = vi.fn(async (i: ReadBackIntentInput): Promise<ReadBackIntentOutput> => ({ requestId: i.requestId, status: 'not_applied' }));
-    const restored = createActor(wired(relay, readBack), { snapshot: stored.snapshot as never, input: INPUT }).start();
+    const readBack = vi.fn(async (i: ReadBackIntentInput): Promise<ReadBackIntentOutput> => ({ requestId: i.requestId, status: 'not_applied', taskId: null }));
+    const restored = createActor(wired({ relay, readBack }), { snapshot: stored.snapshot as never, input: INPUT }).start();
     restored.send({ type: 'INTENT_IN_DOUBT', requestId: 'req-9', kind: 'submit' });
     expect(restored.getSnapshot().matches({ active: { authority: 'ambiguous-intent' } })).toBe(true);
     expect(restored.getSnapshot().can(submit('req-10'))).toBe(false);
     expect(explainRefusal(restored.getSnapshot(), submit('req-10'))).toBe('intent_unresolved');
-    restored.send({ type: 'RESOLVE_INTENT' });
+    restored.send({ type: 'RESOLVE_INTENT', capabilities: FULL });
     await waitFor(restored, (s) => s.matches({ active: { authority: 'observing' } }));
-    expect(readBack).toHaveBeenCalledWith(expect.objectContaining({ requestId: 'req-9' }));
+    expect(readBack).toHaveBeenCalledWith(expect.objectContaining({ requestId: 'req-9', readbackSupported: true }));
     expect(relay).not.toHaveBeenCalled();
     // Settled by readback → observing, not controlling: control must be claimed again, explicitly.
     expect(restored.getSnapshot().context.lease).toBeNull();
@@ -78,58 +99,119 @@ describe('campaign actor: persist and restore', () => {
 
   it('a snapshot taken mid-relay is not quiescent: XState would re-run the relay on restore', async () => {
     let release!: () => void;
-    const relay = vi.fn((i: RelayMutationInput) => new Promise<RelayMutationOutput>((resolve) => (release = () => resolve({ outcome: 'applied', requestId: i.requestId }))));
-    const actor = await controllingActor(wired(relay));
+    const relay = vi.fn((i: RelayMutationInput) => new Promise<RelayMutationOutput>((resolve) => (release = () => resolve({ outcome: 'applied', requestId: i.requestId, taskId: null }))));
+    const actor = await controllingActor(wired({ relay }));
     actor.send(submit('req-1'));
-    expect(actor.getSnapshot().matches({ active: { authority: { controlling: 'relaying' } } })).toBe(true);
+    await waitFor(actor, (s) => s.matches({ active: { authority: { controlling: 'relaying' } } }));
     expect(isQuiescent(actor.getSnapshot())).toBe(false);
-    const restored = createActor(wired(relay), { snapshot: throughDisk(actor.getPersistedSnapshot()).snapshot as never, input: INPUT }).start();
+    const restored = createActor(wired({ relay }), { snapshot: throughDisk(actor.getPersistedSnapshot()).snapshot as never, input: INPUT }).start();
     await vi.waitFor(() => expect(relay).toHaveBeenCalledTimes(2)); // the pitfall this design avoids
     release();
     restored.stop();
     actor.stop();
   });
 
-  it('detects an unknown machine version (the caller fails closed)', () => {
-    expect(CAMPAIGN_MACHINE_VERSION).toMatch(/^campaign@\d+$/);
+  it('a restore while reading re-runs the status read, with the same input, and only the read', async () => {
+    const pending = vi.fn((_: ReadStatusInput) => new Promise<ReadStatusOutput>(() => {}));
+    const relay = vi.fn(applied);
+    const actor = await controllingActor(wired({ read: pending, relay }));
+    actor.send(tick());
+    expect(actor.getSnapshot().matches({ active: { heartbeat: 'reading' } })).toBe(true);
+    // Reading is no effect-in-flight: the host may persist it.
+    expect(isQuiescent(actor.getSnapshot())).toBe(true);
+    const stored = throughDisk(actor.getPersistedSnapshot());
+    actor.stop();
+    const read = vi.fn(quietRead);
+    const restored = createActor(wired({ read, relay }), { snapshot: stored.snapshot as never, input: INPUT }).start();
+    await waitFor(restored, (s) => s.matches({ active: { heartbeat: 'idle' } }));
+    expect(read).toHaveBeenCalledTimes(1);
+    expect(read.mock.calls[0]![0]).toEqual(pending.mock.calls[0]![0]);
+    // Harmless: still in control (the read showed our lease), nothing sent, the read remembered.
+    expect(restored.getSnapshot().matches(READY)).toBe(true);
+    expect(relay).not.toHaveBeenCalled();
+    expect(restored.getSnapshot().context.readFailures.consecutive).toBe(0);
+    restored.stop();
+  });
+
+  it('tags exactly the six effect states, and a host that persists only quiescent snapshots never persists one of them', async () => {
+    const tagged = allStateNodes(campaignMachine.root).filter((n) => n.tags.includes(EFFECT_IN_FLIGHT)).map((n) => n.id.replace('campaign.active.authority.', ''));
+    expect(tagged.sort()).toEqual(['ambiguous-intent.resolving', 'claiming', 'controlling.journaling', 'controlling.relaying', 'controlling.renewing', 'controlling.verifying']);
+    // Walk through every one of them with a host-like subscriber.
+    const seenTagged = new Set<string>();
+    const persisted: unknown[] = [];
+    const relay = vi.fn(async (i: RelayMutationInput): Promise<RelayMutationOutput> =>
+      i.requestId === 'req-amb' ? { outcome: 'ambiguous', requestId: i.requestId, code: 'remote_timeout' } : { outcome: 'applied', requestId: i.requestId, taskId: null },
+    );
+    const renew = async (): Promise<RenewLeaseOutput> => ({ lease: { ...OURS, readAt: LATER }, code: null });
+    const readBack = async (i: ReadBackIntentInput): Promise<ReadBackIntentOutput> => ({ requestId: i.requestId, status: 'applied', taskId: null });
+    const actor = createActor(wired({ relay, renew, readBack }), { input: INPUT });
+    const onSnapshot = (s: ReturnType<typeof actor.getSnapshot>) => {
+      if (s.hasTag(EFFECT_IN_FLIGHT)) seenTagged.add(JSON.stringify((s.value as { active: { authority: unknown } }).active.authority));
+      if (isQuiescent(s)) persisted.push(throughDisk(actor.getPersistedSnapshot()).snapshot);
+    };
+    actor.subscribe(onSnapshot);
+    actor.start();
+    actor.send(claimEvent());
+    await waitFor(actor, (s) => s.matches(READY));
+    actor.send(tick({ now: LATER }));
+    await waitFor(actor, (s) => s.matches(READY) && s.matches({ active: { heartbeat: 'idle' } }) && s.context.lease?.confirmedAt === LATER);
+    actor.send(submit('req-1'));
+    await waitFor(actor, (s) => s.matches(READY) && s.context.pendingIntent === null);
+    actor.send(mutateEvent({ requestId: 'req-amb', mutation: { kind: 'cancel', reason: 'x' } }));
+    await waitFor(actor, (s) => s.matches({ active: { authority: { 'ambiguous-intent': 'unresolved' } } }));
+    actor.send({ type: 'RESOLVE_INTENT', capabilities: FULL });
+    await waitFor(actor, (s) => s.matches({ active: { authority: 'observing' } }));
+    expect(seenTagged.size).toBe(6);
+    expect(persisted.length).toBeGreaterThan(0);
+    for (const snapshot of persisted) {
+      const restored = campaignMachine.resolveState(snapshot as never);
+      expect(restored.hasTag(EFFECT_IN_FLIGHT)).toBe(false);
+    }
+    actor.stop();
+  });
+
+  it('refuses campaign@2 and any unknown machine version (the caller fails closed)', () => {
+    expect(CAMPAIGN_MACHINE_VERSION).toBe('campaign@3');
+    expect(checkRestorable({ version: 'campaign@2', snapshot: {} })).toEqual({ ok: false, code: 'machine_version_unknown', version: 'campaign@2' });
     expect(checkRestorable({ version: 'campaign@0', snapshot: {} })).toEqual({ ok: false, code: 'machine_version_unknown', version: 'campaign@0' });
     expect(checkRestorable({ version: 'campaign@999', snapshot: {} }).ok).toBe(false);
+    expect(checkRestorable({ version: 'campaign@3', snapshot: { x: 1 } })).toEqual({ ok: true, snapshot: { x: 1 } });
   });
 });
 
 describe('campaign actor: behaviour with real effects', () => {
-  it('emits exactly one CONTROL_LOST when renewal fails, and keeps observing', async () => {
-    const actor = await controllingActor(wired(async (i) => ({ outcome: 'applied', requestId: i.requestId })));
+  it('emits exactly one CONTROL_LOST when renewal fails, and keeps reading', async () => {
+    const actor = await controllingActor(wired());
     const lost = vi.fn();
     actor.on('CONTROL_LOST', lost);
-    actor.send({ type: 'RENEW_DUE', ttlSeconds: 600 });
-    await waitFor(actor, (s) => s.matches({ active: { authority: 'control-lost' } }));
+    actor.send(tick({ now: LATER }));
+    await waitFor(actor, (s) => s.matches({ active: { authority: 'control-lost', heartbeat: 'idle' } }));
     expect(lost).toHaveBeenCalledTimes(1);
     expect(lost).toHaveBeenCalledWith(expect.objectContaining({ type: 'CONTROL_LOST', campaignId: 'camp-1', reason: 'renewal_failed', epoch: EPOCH }));
     expect(lost.mock.calls[0]![0].heldSince).toEqual(expect.any(String));
-    expect(actor.getSnapshot().can({ type: 'REMOTE_OBSERVED', observedAt: NOW, events: [], wakes: [], remoteBlocked: false, readback: null })).toBe(true);
+    expect(actor.getSnapshot().can(tick())).toBe(true);
     expect(explainRefusal(actor.getSnapshot(), submit('req-1'))).toBe('lease_required');
   });
 
   it('an ambiguous relay drops control, keeps the intent, and is never replayed', async () => {
     const relay = vi.fn(async (i: RelayMutationInput): Promise<RelayMutationOutput> => ({ outcome: 'ambiguous', requestId: i.requestId, code: 'remote_timeout' }));
-    const actor = await controllingActor(wired(relay));
+    const actor = await controllingActor(wired({ relay }));
     const ambiguous = vi.fn();
     actor.on('INTENT_AMBIGUOUS', ambiguous);
     actor.send(submit('req-1'));
     await waitFor(actor, (s) => s.matches({ active: { authority: 'ambiguous-intent' } }));
     expect(ambiguous).toHaveBeenCalledWith({ type: 'INTENT_AMBIGUOUS', campaignId: 'camp-1', requestId: 'req-1', kind: 'submit' });
     expect(actor.getSnapshot().context).toMatchObject({ lease: null, pendingIntent: { requestId: 'req-1', kind: 'submit' }, lastErrorCode: 'remote_timeout' });
-    actor.send({ type: 'RESOLVE_INTENT' }); // the remote cannot answer: stay in doubt
+    actor.send({ type: 'RESOLVE_INTENT', capabilities: FULL }); // the remote cannot answer: stay in doubt
     await waitFor(actor, (s) => s.matches({ active: { authority: { 'ambiguous-intent': 'unresolved' } } }));
     expect(relay).toHaveBeenCalledTimes(1);
   });
 
   it('counts applied submissions against max_attempts', async () => {
-    const actor = await controllingActor(wired(async (i) => ({ outcome: 'applied', requestId: i.requestId })));
+    const actor = await controllingActor(wired());
     for (const id of ['req-1', 'req-2']) {
       actor.send(submit(id));
-      await waitFor(actor, (s) => s.matches({ active: { authority: { controlling: 'ready' } } }));
+      await waitFor(actor, (s) => s.matches(READY) && s.context.pendingIntent === null);
     }
     expect(actor.getSnapshot().context.attemptsSubmitted).toBe(2);
     expect(actor.getSnapshot().can(submit('req-3'))).toBe(false);
@@ -137,37 +219,36 @@ describe('campaign actor: behaviour with real effects', () => {
   });
 
   it('pause drops control; resume observes and returns attention to where it was', async () => {
-    const actor = await controllingActor(wired(async (i) => ({ outcome: 'applied', requestId: i.requestId })));
-    actor.send({
-      type: 'REMOTE_OBSERVED',
-      observedAt: NOW,
-      remoteBlocked: true,
-      readback: OURS,
-      events: [{ class: 'BLOCKED', reason: 'blocked_input_required', dedupeKey: 'q-1', question: 'Which dataset?' }],
-      wakes: [{ target: 'argus', reason: 'blocked_input_required', eventClass: 'BLOCKED', dedupeKey: 'q-1' }],
-    });
-    expect(actor.getSnapshot().context.wakes).toMatchObject({ argus: 1, lastArgusEventKey: 'q-1' });
+    const read = async (input: ReadStatusInput): Promise<ReadStatusOutput> => ({ ...READ_BLOCKED, requestedAt: input.now, readback: { ...OURS, readAt: input.now } }) as ReadStatusOutput;
+    const actor = await controllingActor(wired({ read }));
+    const wakes = vi.fn();
+    actor.on('WAKE_REQUESTED', wakes);
+    actor.send(tick());
+    await waitFor(actor, (s) => s.matches({ active: { heartbeat: 'idle', attention: 'needs-you' } }));
+    const key = actor.getSnapshot().context.pendingQuestion!.key;
+    expect(actor.getSnapshot().context.wakes).toEqual({ lastArgusEventKey: key });
+    expect(wakes.mock.calls.map(([w]) => w.wake.target)).toEqual(['argus']);
     actor.send({ type: 'PAUSE' });
     expect(actor.getSnapshot().context.lease).toBeNull();
     expect(explainRefusal(actor.getSnapshot(), submit('req-1'))).toBe('campaign_paused');
-    actor.send({ type: 'RESUME' });
-    expect(actor.getSnapshot().value).toEqual({ active: { authority: 'observing', attention: 'needs-you' } });
+    actor.send({ type: 'RESUME', now: NOW });
+    expect(actor.getSnapshot().value).toEqual({ active: { authority: 'observing', attention: 'needs-you', heartbeat: 'idle' } });
     expect(explainRefusal(actor.getSnapshot(), { type: 'OPERATOR_ANSWER', questionKey: 'old', answer: 'x' })).toBe('question_stale');
-    actor.send({ type: 'OPERATOR_ANSWER', questionKey: 'q-1', answer: 'v2' });
-    expect(actor.getSnapshot().value).toEqual({ active: { authority: 'observing', attention: 'awaiting-review' } });
+    actor.send({ type: 'OPERATOR_ANSWER', questionKey: key, answer: 'v2' });
+    expect(actor.getSnapshot().value).toEqual({ active: { authority: 'observing', attention: 'awaiting-review', heartbeat: 'idle' } });
     expect(actor.getSnapshot().context.pendingQuestion).toBeNull();
   });
 
   it('explains refusals with stable codes', () => {
     const actor = createActor(campaignMachine, { input: INPUT }).start();
-    expect(explainRefusal(actor.getSnapshot(), { type: 'OPERATOR_CLAIM', ttlSeconds: 5 })).toBe('ttl_out_of_bounds');
-    expect(explainRefusal(actor.getSnapshot(), { type: 'RESOLVE_INTENT' })).toBe('intent_not_found');
+    expect(explainRefusal(actor.getSnapshot(), claimEvent({ ttlSeconds: 5 }))).toBe('ttl_out_of_bounds');
+    expect(explainRefusal(actor.getSnapshot(), { type: 'RESOLVE_INTENT', capabilities: FULL })).toBe('intent_not_found');
     expect(explainRefusal(actor.getSnapshot(), { type: 'OPERATOR_ANSWER', questionKey: 'q', answer: 'a' })).toBe('no_pending_question');
-    expect(explainRefusal(actor.getSnapshot(), { type: 'RESUME' })).toBe('not_paused');
-    expect(explainRefusal(actor.getSnapshot(), { type: 'OPERATOR_CLAIM', ttlSeconds: 600 })).toBeNull();
+    expect(explainRefusal(actor.getSnapshot(), { type: 'RESUME', now: NOW })).toBe('not_paused');
+    expect(explainRefusal(actor.getSnapshot(), claimEvent())).toBeNull();
     actor.send({ type: 'CLOSE' });
     expect(actor.getSnapshot().status).toBe('done');
-    expect(explainRefusal(actor.getSnapshot(), { type: 'OPERATOR_CLAIM', ttlSeconds: 600 })).toBe('campaign_closed');
+    expect(explainRefusal(actor.getSnapshot(), claimEvent())).toBe('campaign_closed');
   });
 
   it('refuses a max_attempts outside 1..20 instead of clamping it', () => {
@@ -176,3 +257,4 @@ describe('campaign actor: behaviour with real effects', () => {
     expect(initialCampaignContext({ campaignId: 'c' })).toMatchObject({ maxAttempts: 3, controllerId: 'argus-openoperator', lease: null });
   });
 });
+

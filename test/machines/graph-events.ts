@@ -1,31 +1,63 @@
 /**
  * The finite event alphabet the model-based test feeds to every state: each guard gets a
  * payload that makes it true and one that makes it false, and every invoked effect gets its
- * `xstate.done.actor.<id>` outputs and its `xstate.error.actor.<id>`. A guard that reads only
- * context gets its false side from a restored root (below) when no event can produce it; the
- * graph test's guard-outcome coverage checks both sides of every named guard.
+ * `xstate.done.actor.<id>` outputs and its `xstate.error.actor.<id>`. The remote is seen only
+ * through TICK and the status read's outputs: REMOTE_OBSERVED, LEASE_READBACK and LEASE_LAPSED
+ * are raised by the chart itself, never fed from outside. A guard that reads only context gets
+ * its false side from a restored root (below) when no event can produce it; the graph test's
+ * guard-outcome coverage checks both sides of every named guard.
  */
 import { initialTransition, transition, type SnapshotFrom } from 'xstate';
 import type { CampaignMachine } from '../../machines/campaign.machine.js';
-import type { CampaignEvent, CampaignInput, LeaseReadback, MutateEvent, RemoteObservedEvent } from '../../machines/campaign.types.js';
-import type { SignificantEvent, WakeRequest } from '../../machines/vocabulary.js';
+import type {
+  BindingFacts,
+  CampaignEvent,
+  CampaignInput,
+  ClaimLeaseOutput,
+  JournalIntentOutput,
+  LeaseReadback,
+  MutateEvent,
+  OperatorClaimEvent,
+  ReadBackIntentOutput,
+  ReadLeaseOutput,
+  ReadStatusOutput,
+  RelayMutationOutput,
+  RemoteCapabilities,
+  RemoteView,
+  RenewLeaseOutput,
+  TickEvent,
+} from '../../machines/campaign.types.js';
+import type { PublicEventDraft, SignificantEvent, WakeRequest } from '../../machines/vocabulary.js';
 
 export const US = 'argus-openoperator';
 export const EPOCH = 7;
 export const NOW = '2030-01-01T00:00:10.000Z';
-const READ_AT = '2030-01-01T00:00:05.000Z';
+export const READ_AT = '2030-01-01T00:00:05.000Z';
 const EXPIRES = '2030-01-01T00:10:00.000Z';
+/** Two beats before expiry of a 600 s lease: the renewal is due. */
+export const LATER = '2030-01-01T00:08:00.000Z';
+/** After our lease expired: a failed read then lets the lease lapse. */
+export const AFTER_EXPIRY = '2030-01-01T00:10:30.000Z';
+export const CADENCE_MS = 60_000;
 
 export const OURS: LeaseReadback = { holder: US, epoch: EPOCH, expiresAt: EXPIRES, readAt: READ_AT };
-const RIVAL: LeaseReadback = { holder: 'rival-controller', epoch: EPOCH + 1, expiresAt: EXPIRES, readAt: READ_AT };
+export const RIVAL: LeaseReadback = { holder: 'rival-controller', epoch: EPOCH + 1, expiresAt: EXPIRES, readAt: READ_AT };
 const EXPIRED: LeaseReadback = { ...OURS, expiresAt: '2030-01-01T00:00:00.000Z' };
-const STALE: LeaseReadback = { ...OURS, readAt: '2029-12-31T23:00:00.000Z' };
+/** Ours, but only 5 s left after NOW: the send margin's boundary. */
+const NEAR_EXPIRY: LeaseReadback = { ...OURS, expiresAt: '2030-01-01T00:00:15.000Z' };
+
+export const TASK = 'task-1';
+export const CONTEXT = 'ctx-1';
+export const BOUND: BindingFacts = { taskId: TASK, contextId: CONTEXT };
+export const UNBOUND: BindingFacts = { taskId: null, contextId: null };
+
+export const FULL: RemoteCapabilities = { claim: true, renew: true, release: true, submit: true, intervene: true, cancel: true, epochEnforced: true, requestReadback: true };
 
 /** The event that last woke Argus in the good path; a fresh review must name it. */
 export const K_DONE = 'attempt:task-1:att-1:terminal';
 export const K_BLOCK = 'blocked:task-1:att-1:input-required:q1';
 export const ARGUS_Q = 'argus-q1';
-const REQ = 'req-1';
+export const REQ = 'req-1';
 
 const wake = (target: WakeRequest['target'], cls: SignificantEvent['class'], reason: WakeRequest['reason'], key: string): WakeRequest => ({
   target,
@@ -33,16 +65,36 @@ const wake = (target: WakeRequest['target'], cls: SignificantEvent['class'], rea
   eventClass: cls,
   dedupeKey: key,
 });
+const draft = (kind: PublicEventDraft['kind'], key: string): PublicEventDraft => ({ kind, dedupeKey: key, summary: kind, data: {} });
 
-const observed = (over: Partial<RemoteObservedEvent>): RemoteObservedEvent => ({
-  type: 'REMOTE_OBSERVED',
-  observedAt: NOW,
-  events: [],
-  wakes: [],
-  remoteBlocked: false,
-  readback: OURS,
+// ---- operator events --------------------------------------------------------------------
+
+/** An operator claim on which every rule holds; `over` breaks the one a test is about. */
+export const claimEvent = (over: Partial<OperatorClaimEvent> = {}): OperatorClaimEvent => ({
+  type: 'OPERATOR_CLAIM',
+  ttlSeconds: 600,
+  now: NOW,
+  minTtlSeconds: 60,
+  capabilities: FULL,
+  binding: BOUND,
+  contextControlledBy: null,
   ...over,
 });
+
+/** Every claim variant, named by the rule it breaks (null = all rules hold). */
+export const CLAIMS: { breaks: string | null; event: OperatorClaimEvent }[] = [
+  { breaks: null, event: claimEvent() },
+  { breaks: 'ttl_out_of_bounds', event: claimEvent({ ttlSeconds: 30 }) },
+  { breaks: null, event: claimEvent({ ttlSeconds: 60 }) },
+  { breaks: null, event: claimEvent({ ttlSeconds: 3600 }) },
+  { breaks: 'ttl_out_of_bounds', event: claimEvent({ ttlSeconds: 3601 }) },
+  { breaks: 'ttl_out_of_bounds', event: claimEvent({ ttlSeconds: 600.5 }) },
+  { breaks: 'ttl_below_heartbeat', event: claimEvent({ ttlSeconds: 119, minTtlSeconds: 120 }) },
+  { breaks: 'remote_unavailable', event: claimEvent({ capabilities: null }) },
+  { breaks: 'unsupported_capability', event: claimEvent({ capabilities: { ...FULL, epochEnforced: false } }) },
+  { breaks: 'unsupported_capability', event: claimEvent({ capabilities: { ...FULL, renew: false } }) },
+  { breaks: 'lease_held', event: claimEvent({ contextControlledBy: 'camp-2' }) },
+];
 
 /** An operator's MUTATE on which every rule holds; `over` breaks the one a test is about. */
 export const mutateEvent = (over: Partial<MutateEvent> = {}): MutateEvent => ({
@@ -50,35 +102,32 @@ export const mutateEvent = (over: Partial<MutateEvent> = {}): MutateEvent => ({
   mutation: { kind: 'submit', text: 'train v2' },
   requestId: REQ,
   epoch: EPOCH,
-  readback: OURS,
-  epochEnforced: true,
   approval: { kind: 'operator', principal: 'operator@example' },
   now: NOW,
   mutationInFlight: false,
   boundTaskState: 'completed',
+  capabilities: FULL,
+  binding: BOUND,
   ...over,
 });
+
+const REVIEWED = { kind: 'review', decisionId: 'd1', verdict: 'approved', eventKey: K_DONE } as const;
 
 /** Every MUTATE variant, named by the rule it breaks (null = all rules hold). */
 export const MUTATIONS: { breaks: string | null; event: MutateEvent }[] = [
   { breaks: null, event: mutateEvent({}) },
   { breaks: null, event: mutateEvent({ mutation: { kind: 'release' } }) },
-  { breaks: null, event: mutateEvent({ mutation: { kind: 'cancel', reason: 'diverged' }, approval: { kind: 'review', decisionId: 'd1', verdict: 'approved', eventKey: K_DONE } }) },
-  { breaks: 'readback_stale', event: mutateEvent({ readback: STALE }) },
-  { breaks: 'readback_stale', event: mutateEvent({ readback: null }) },
-  { breaks: 'lease_not_held', event: mutateEvent({ readback: RIVAL }) },
-  { breaks: 'lease_not_held', event: mutateEvent({ readback: EXPIRED }) },
-  // Boundaries of the readback rules: each side of every comparison the guards make.
-  { breaks: null, event: mutateEvent({ readback: { ...OURS, readAt: '2029-12-31T23:59:40.000Z' } }) },
-  { breaks: 'readback_stale', event: mutateEvent({ readback: { ...OURS, readAt: '2030-01-01T00:00:11.000Z' } }) },
-  { breaks: 'lease_not_held', event: mutateEvent({ readback: { ...OURS, epoch: EPOCH - 1 } }) },
-  { breaks: 'lease_not_held', event: mutateEvent({ readback: { ...RIVAL, epoch: EPOCH } }) },
-  { breaks: 'lease_not_held', event: mutateEvent({ readback: { ...OURS, expiresAt: READ_AT } }) },
-  { breaks: 'unsupported_capability', event: mutateEvent({ epochEnforced: false }) },
+  { breaks: null, event: mutateEvent({ mutation: { kind: 'cancel', reason: 'diverged' }, approval: REVIEWED }) },
+  { breaks: 'remote_unavailable', event: mutateEvent({ capabilities: null }) },
+  { breaks: 'unsupported_capability', event: mutateEvent({ capabilities: { ...FULL, epochEnforced: false } }) },
+  { breaks: 'unsupported_capability', event: mutateEvent({ capabilities: { ...FULL, submit: false } }) },
+  { breaks: 'no_remote_task', event: mutateEvent({ mutation: { kind: 'intervene', instruction: 'lower lr' }, binding: { taskId: null, contextId: CONTEXT } }) },
+  // Boundary of the lease copy: it expires exactly at EXPIRES.
+  { breaks: 'lease_not_held', event: mutateEvent({ now: EXPIRES }) },
   { breaks: 'lease_stale_epoch', event: mutateEvent({ epoch: EPOCH - 1 }) },
   { breaks: 'approval_required', event: mutateEvent({ approval: { kind: 'operator', principal: '' } }) },
-  { breaks: 'review_stale', event: mutateEvent({ approval: { kind: 'review', decisionId: 'd0', verdict: 'approved', eventKey: 'attempt:task-0:att-0:terminal' } }) },
-  { breaks: 'approval_required', event: mutateEvent({ approval: { kind: 'review', decisionId: 'd2', verdict: 'rejected', eventKey: K_DONE } }) },
+  { breaks: 'review_stale', event: mutateEvent({ approval: { ...REVIEWED, decisionId: 'd0', eventKey: 'attempt:task-0:att-0:terminal' } }) },
+  { breaks: 'approval_required', event: mutateEvent({ approval: { ...REVIEWED, decisionId: 'd2', verdict: 'rejected' } }) },
   // One mutation in flight, one attempt at a time (a cancel may stop a running attempt).
   { breaks: 'mutation_in_progress', event: mutateEvent({ mutationInFlight: true }) },
   { breaks: 'attempt_running', event: mutateEvent({ boundTaskState: 'working' }) },
@@ -86,73 +135,178 @@ export const MUTATIONS: { breaks: string | null; event: MutateEvent }[] = [
   { breaks: null, event: mutateEvent({ mutation: { kind: 'cancel', reason: 'stop' }, boundTaskState: 'working' }) },
 ];
 
+export const tick = (over: Partial<TickEvent> = {}): TickEvent => ({ type: 'TICK', now: NOW, cadenceMs: CADENCE_MS, binding: BOUND, ...over });
+export const TICKS: TickEvent[] = [
+  tick(),
+  tick({ now: LATER }),
+  tick({ binding: UNBOUND }),
+  tick({ now: LATER, binding: UNBOUND }),
+  tick({ force: true }),
+];
+
+// ---- effect answers -------------------------------------------------------------------------
+
 // Done/error events are the machine's own (typed at the transition), not operator events.
-const done = (id: string, output: unknown) => ({ type: `xstate.done.actor.${id}`, output }) as unknown as CampaignEvent;
-const error = (id: string) => ({ type: `xstate.error.actor.${id}`, error: new Error('boom') }) as unknown as CampaignEvent;
+export const done = (id: string, output: unknown) => ({ type: `xstate.done.actor.${id}`, output }) as unknown as CampaignEvent;
+export const error = (id: string) => ({ type: `xstate.error.actor.${id}`, error: new Error('boom') }) as unknown as CampaignEvent;
+
+const view = (fingerprint: string, state: RemoteView['state']): RemoteView => ({
+  taskId: TASK,
+  contextId: CONTEXT,
+  state,
+  stage: null,
+  revision: 1,
+  attempt: 1,
+  attemptId: 'att-1',
+  artifactIds: [],
+  lease: null,
+  missionComplete: false,
+  latestAgentMessageDigest: null,
+  fingerprint,
+  observedAt: NOW,
+});
+
+type Observation = NonNullable<Extract<ReadStatusOutput, { ok: true }>['observation']>;
+const read = (fingerprint: string, readback: LeaseReadback | null, observation: Observation | null, requestedAt = NOW): ReadStatusOutput => ({
+  ok: true,
+  requestedAt,
+  fingerprint,
+  readback,
+  observation,
+});
+const observation = (fingerprint: string, over: Partial<Observation>): Observation => ({
+  view: view(fingerprint, 'working'),
+  events: [],
+  wakes: [],
+  drafts: [],
+  remoteBlocked: false,
+  ...over,
+});
+
+/** The plain material read: a Foreman-only wake, not blocked (it also withdraws a remote question). */
+export const READ_WORKING = read('fp-1', OURS, observation('fp-1', {
+  events: [{ class: 'EVIDENCE_READY', reason: 'artifact_added', dedupeKey: 'artifact:task-1:ckpt' }],
+  wakes: [wake('foreman', 'EVIDENCE_READY', 'artifact_added', 'artifact:task-1:ckpt')],
+}));
+export const READ_BLOCKED = read('fp-2', OURS, observation('fp-2', {
+  view: view('fp-2', 'input-required'),
+  remoteBlocked: true,
+  events: [{ class: 'BLOCKED', reason: 'blocked_input_required', dedupeKey: K_BLOCK, question: 'Which dataset?' }],
+  wakes: [wake('argus', 'BLOCKED', 'blocked_input_required', K_BLOCK)],
+  drafts: [draft('NEEDS_YOU', K_BLOCK)],
+}));
+export const READ_DONE = read('fp-3', OURS, observation('fp-3', {
+  view: view('fp-3', 'completed'),
+  events: [{ class: 'ATTEMPT_COMPLETED', reason: 'attempt_terminal', dedupeKey: K_DONE }],
+  wakes: [wake('argus', 'ATTEMPT_COMPLETED', 'attempt_terminal', K_DONE)],
+  drafts: [draft('ATTEMPT_COMPLETED', K_DONE)],
+}));
+
+/** Reads the effect found nothing to reduce in (same fingerprint as fp-1), with every kind of lease readback. */
+export const READBACKS: { readback: LeaseReadback | null; requestedAt: string }[] = [
+  { readback: OURS, requestedAt: NOW },
+  { readback: RIVAL, requestedAt: NOW },
+  { readback: null, requestedAt: NOW },
+  { readback: EXPIRED, requestedAt: NOW },
+  { readback: { ...OURS, epoch: EPOCH - 1 }, requestedAt: NOW },
+  // Sent before the claim's readback confirmed the lease: it cannot judge it.
+  { readback: RIVAL, requestedAt: '2030-01-01T00:00:01.000Z' },
+];
+
+// The backoff outlasts both tick instants (NOW, LATER): readDue is false until a forced tick
+// or a resume clears it; fewer distinct backoffs keep the graph small.
+const failed = (requestedAt: string, consecutive: number, critical: boolean): ReadStatusOutput => ({
+  ok: false,
+  requestedAt,
+  code: 'remote_unavailable',
+  failure: { consecutive, critical, backoffMs: 20 * CADENCE_MS, drafts: critical ? [draft('CRITICAL', 'remote_unavailable:camp-1:1')] : [] },
+});
+export const READ_FAILURES: ReadStatusOutput[] = [failed(NOW, 1, false), failed(NOW, 3, true), failed(AFTER_EXPIRY, 1, false)];
+
+export const READ_OUTPUTS: ReadStatusOutput[] = [
+  READ_WORKING,
+  READ_BLOCKED,
+  READ_DONE,
+  ...READBACKS.map(({ readback, requestedAt }) => read('fp-1', readback, null, requestedAt)),
+  ...READ_FAILURES,
+];
+
+export const CLAIM_OUTPUTS: ClaimLeaseOutput[] = [
+  { claimed: OURS, readback: OURS, contextId: CONTEXT, ttlSeconds: 600, code: null },
+  { claimed: null, readback: null, contextId: CONTEXT, ttlSeconds: 600, code: 'lease_held' },
+  { claimed: { ...RIVAL, epoch: EPOCH }, readback: OURS, contextId: CONTEXT, ttlSeconds: 600, code: null },
+  { claimed: OURS, readback: RIVAL, contextId: CONTEXT, ttlSeconds: 600, code: null },
+  { claimed: OURS, readback: OURS, contextId: null, ttlSeconds: 600, code: null },
+];
+export const RENEW_OUTPUTS: RenewLeaseOutput[] = [
+  { lease: OURS, code: null },
+  { lease: RIVAL, code: 'lease_held' },
+  { lease: null, code: null },
+];
+export const READ_LEASE_OUTPUTS: ReadLeaseOutput[] = [
+  { readback: OURS, code: null },
+  { readback: NEAR_EXPIRY, code: null },
+  { readback: null, code: 'remote_timeout' },
+  { readback: RIVAL, code: null },
+  { readback: null, code: null },
+  { readback: EXPIRED, code: null },
+  { readback: { ...OURS, epoch: EPOCH - 1 }, code: null },
+  { readback: { ...RIVAL, epoch: EPOCH }, code: null },
+  { readback: { ...OURS, expiresAt: READ_AT }, code: null },
+];
+/** The journal's clock after the write: each side of the freshness and send-margin comparisons. */
+export const JOURNAL_OUTPUTS: JournalIntentOutput[] = [
+  { journaledAt: NOW },
+  { journaledAt: '2030-01-01T00:00:10.001Z' },
+  { journaledAt: '2030-01-01T00:00:35.000Z' },
+  { journaledAt: '2030-01-01T00:00:35.001Z' },
+  { journaledAt: '2030-01-01T00:00:04.000Z' },
+];
+export const RELAY_OUTPUTS: RelayMutationOutput[] = [
+  { outcome: 'applied', requestId: REQ, taskId: 'task-2' },
+  { outcome: 'applied', requestId: REQ, taskId: null },
+  { outcome: 'rejected', requestId: REQ, code: 'lease_not_held', leaseLost: true },
+  { outcome: 'rejected', requestId: REQ, code: 'remote_rpc_error', leaseLost: false },
+  { outcome: 'ambiguous', requestId: REQ, code: 'remote_timeout' },
+];
+export const READ_BACK_OUTPUTS: ReadBackIntentOutput[] = [
+  { requestId: REQ, status: 'applied', taskId: 'task-2' },
+  { requestId: REQ, status: 'not_applied', taskId: null },
+  { requestId: REQ, status: 'unavailable', taskId: null },
+  { requestId: 'req-other', status: 'applied', taskId: null },
+];
+
+/** Every invoked id with its answers (the graph test checks the seven are all here). */
+export const EFFECT_ANSWERS: Record<string, unknown[]> = {
+  readStatus: READ_OUTPUTS,
+  claimLease: CLAIM_OUTPUTS,
+  renewLease: RENEW_OUTPUTS,
+  readLease: READ_LEASE_OUTPUTS,
+  journalIntent: JOURNAL_OUTPUTS,
+  relayMutation: RELAY_OUTPUTS,
+  readBackIntent: READ_BACK_OUTPUTS,
+};
 
 export const GRAPH_EVENTS: CampaignEvent[] = [
-  // claim
-  { type: 'OPERATOR_CLAIM', ttlSeconds: 600 },
-  { type: 'OPERATOR_CLAIM', ttlSeconds: 30 },
-  { type: 'OPERATOR_CLAIM', ttlSeconds: 60 },
-  { type: 'OPERATOR_CLAIM', ttlSeconds: 3600 },
-  { type: 'OPERATOR_CLAIM', ttlSeconds: 3601 },
-  { type: 'OPERATOR_CLAIM', ttlSeconds: 600.5 },
-  done('claimLease', { claimed: OURS, readback: OURS }),
-  done('claimLease', { claimed: null, readback: null }),
-  done('claimLease', { claimed: { ...RIVAL, epoch: EPOCH }, readback: OURS }),
-  done('claimLease', { claimed: OURS, readback: RIVAL }),
-  error('claimLease'),
-  // renew
-  { type: 'RENEW_DUE', ttlSeconds: 600 },
-  done('renewLease', { lease: OURS }),
-  done('renewLease', { lease: RIVAL }),
-  error('renewLease'),
-  // mutate and relay
+  ...CLAIMS.map((c) => c.event),
   ...MUTATIONS.map((m) => m.event),
-  done('relayMutation', { outcome: 'applied', requestId: REQ }),
-  done('relayMutation', { outcome: 'rejected', requestId: REQ, code: 'lease_not_held', leaseLost: true }),
-  done('relayMutation', { outcome: 'rejected', requestId: REQ, code: 'remote_rpc_error', leaseLost: false }),
-  done('relayMutation', { outcome: 'ambiguous', requestId: REQ, code: 'remote_timeout' }),
-  error('relayMutation'),
+  ...TICKS,
+  ...Object.entries(EFFECT_ANSWERS).flatMap(([id, outputs]) => [...outputs.map((o) => done(id, o)), error(id)]),
   // intent in doubt and its resolution
   { type: 'INTENT_IN_DOUBT', requestId: REQ, kind: 'submit' },
-  { type: 'RESOLVE_INTENT' },
-  done('readBackIntent', { requestId: REQ, status: 'applied' }),
-  done('readBackIntent', { requestId: REQ, status: 'not_applied' }),
-  done('readBackIntent', { requestId: REQ, status: 'unavailable' }),
-  done('readBackIntent', { requestId: 'req-other', status: 'applied' }),
-  error('readBackIntent'),
-  // observation
-  observed({}),
-  observed({ readback: RIVAL, events: [{ class: 'CONTROL_CHANGED', reason: 'lease_holder_changed', dedupeKey: 'lease:ctx-1:rival:8' }], wakes: [wake('argus', 'CONTROL_CHANGED', 'lease_holder_changed', 'lease:ctx-1:rival:8')] }),
-  observed({ readback: null }),
-  observed({ readback: EXPIRED }),
-  observed({
-    remoteBlocked: true,
-    events: [{ class: 'BLOCKED', reason: 'blocked_input_required', dedupeKey: K_BLOCK, question: 'Which dataset?' }],
-    wakes: [wake('argus', 'BLOCKED', 'blocked_input_required', K_BLOCK)],
-  }),
-  observed({
-    events: [{ class: 'ATTEMPT_COMPLETED', reason: 'attempt_terminal', dedupeKey: K_DONE }],
-    wakes: [wake('argus', 'ATTEMPT_COMPLETED', 'attempt_terminal', K_DONE)],
-  }),
-  observed({
-    events: [{ class: 'EVIDENCE_READY', reason: 'artifact_added', dedupeKey: 'artifact:task-1:ckpt' }],
-    wakes: [wake('foreman', 'EVIDENCE_READY', 'artifact_added', 'artifact:task-1:ckpt')],
-  }),
-  { type: 'REMOTE_UNAVAILABLE', consecutiveFailures: 3, critical: true },
+  { type: 'RESOLVE_INTENT', capabilities: FULL },
+  { type: 'RESOLVE_INTENT', capabilities: null },
   // attention
   { type: 'OPERATOR_ANSWER', questionKey: K_BLOCK, answer: 'use v2' },
   { type: 'OPERATOR_ANSWER', questionKey: ARGUS_Q, answer: 'yes' },
   { type: 'OPERATOR_ANSWER', questionKey: 'not-the-question', answer: 'late' },
   { type: 'FOREMAN_ASSESSED', eventKey: 'artifact:task-1:ckpt', wakeArgus: true },
   { type: 'FOREMAN_ASSESSED', eventKey: 'artifact:task-1:ckpt', wakeArgus: false },
-  { type: 'ARGUS_ASKED', questionKey: ARGUS_Q, question: 'Stop the run?' },
+  { type: 'ARGUS_ASKED', questionKey: ARGUS_Q, question: 'Stop the run?', now: NOW },
   { type: 'ARGUS_TURN_SETTLED' },
   // lifecycle
   { type: 'PAUSE' },
-  { type: 'RESUME' },
+  { type: 'RESUME', now: NOW },
   { type: 'CLOSE' },
 ];
 
@@ -173,14 +327,15 @@ export function eventsFor(snapshot: { children: Record<string, unknown> }): Camp
  * (same machine version), so the chart's own guards must hold there too.
  *
  * - controlling.ready with an intent still open: from the start, `pendingIntent` is non-null
- *   only in relaying, ambiguous-intent and paused (the graph test proves it), so `noOpenIntent`
- *   is false only from here. From this root the traversal also reaches control-lost with the
- *   intent open, where it refuses OPERATOR_CLAIM.
+ *   only in verifying, journaling, relaying, ambiguous-intent, paused and closed (the graph
+ *   test proves it), so `noOpenIntent` is false for MUTATE only from here. From this root the
+ *   traversal also reaches control-lost with the intent open, where it refuses OPERATOR_CLAIM.
  */
 export function restoredRoots(machine: CampaignMachine, input: CampaignInput): SnapshotFrom<CampaignMachine>[] {
   const [start] = initialTransition(machine, input);
-  const [claiming] = transition(machine, start, { type: 'OPERATOR_CLAIM', ttlSeconds: 600 });
-  const [controlling] = transition(machine, claiming, done('claimLease', { claimed: OURS, readback: OURS }));
-  const pendingIntent = { requestId: 'req-restored', kind: 'submit' } as const;
+  const [claiming] = transition(machine, start, claimEvent());
+  const [controlling] = transition(machine, claiming, done('claimLease', CLAIM_OUTPUTS[0]));
+  // The journal's request id is the alphabet's (REQ), so its readbacks can settle it.
+  const pendingIntent = { requestId: REQ, kind: 'submit', epoch: null, mutation: null, binding: null, readback: null } as const;
   return [machine.resolveState({ value: controlling.value, context: { ...controlling.context, pendingIntent } })];
 }

@@ -3,7 +3,7 @@
  * `transitions`, one entry per guarded branch), and a way to name the branch a step took.
  * Together they give "X of Y transitions exercised" without trusting the traversal to say so.
  */
-import type { AnyMachineSnapshot, AnyStateMachine, AnyStateNode, EventObject } from 'xstate';
+import { type AnyMachineSnapshot, type AnyStateMachine, type AnyStateNode, type EventObject } from 'xstate';
 
 export interface DeclaredTransition {
   /** `source --event[#branch]--> targets`, stable across runs. */
@@ -59,18 +59,31 @@ export function declaredTransitions(machine: AnyStateMachine): { list: DeclaredT
   return { list, byDefinition };
 }
 
-/** The declared transitions a step actually takes (one per region at most), guards evaluated. */
+/**
+ * The declared transitions a step actually takes (one per region per microstep), guards
+ * evaluated, including the transitions of the events the chart raises to itself during the
+ * step (REMOTE_OBSERVED, LEASE_READBACK, LEASE_LAPSED). Only effect answers raise, so only
+ * `xstate.done.actor.*` steps are replayed microstep by microstep (the rest cost one lookup).
+ */
 export function takenTransitions(
   machine: AnyStateMachine,
   byDefinition: Map<TransitionDefinition, DeclaredTransition>,
   snapshot: AnyMachineSnapshot,
   event: EventObject,
+  microsteps: (s: AnyMachineSnapshot, e: EventObject) => { snapshots: AnyMachineSnapshot[]; raised: EventObject[] },
 ): DeclaredTransition[] {
-  return machine.getTransitionData(snapshot as never, event as never).map((definition: TransitionDefinition) => {
-    const declared = byDefinition.get(definition);
-    if (!declared) throw new Error(`taken transition not in the definition: ${definition.eventType}`);
-    return declared;
-  });
+  const declared = (s: AnyMachineSnapshot, e: EventObject) =>
+    machine.getTransitionData(s as never, e as never).map((definition: TransitionDefinition) => {
+      const found = byDefinition.get(definition);
+      if (!found) throw new Error(`taken transition not in the definition: ${definition.eventType}`);
+      return found;
+    });
+  const taken = declared(snapshot, event);
+  if (!event.type.startsWith('xstate.done.actor.')) return taken;
+  const { snapshots, raised } = microsteps(snapshot, event);
+  if (snapshots.length !== raised.length + 1) throw new Error(`${event.type}: ${snapshots.length} microsteps for ${raised.length} raised events`);
+  raised.forEach((e, i) => taken.push(...declared(snapshots[i]!, e)));
+  return taken;
 }
 
 /** Every atomic state node id under `node` (history pseudo-states excluded). */
