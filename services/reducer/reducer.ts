@@ -21,7 +21,7 @@ import { materialFingerprint } from './fingerprint.js';
 import { boundedText, safeIdentifier } from './reducer-text.js';
 
 export { controlLostDraft, intentAmbiguousDraft, readFailureBackoffMs, reduceReadFailure } from './reducer-critical.js';
-export { leaseReadbackOf, toRemoteObserved } from './reducer-observed.js';
+export { leaseReadbackOf } from './reducer-observed.js';
 
 export interface ReduceContext {
   campaignId: string;

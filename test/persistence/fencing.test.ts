@@ -137,7 +137,7 @@ describe('every store write carries the fence', () => {
 
     // B writes under its own fence.
     const bStore = await openCampaignStore({ root, fence: b });
-    expect(await bStore.transact('c1', (d) => ({ ...d, paused: !d.paused }))).toMatchObject({ ok: true, written: true });
+    expect(await bStore.transact('c1', (d) => ({ ...d, objective: `${d.objective}!` }))).toMatchObject({ ok: true, written: true });
     a.child.kill('SIGKILL');
     await a.exited;
     await b.release();
@@ -157,7 +157,7 @@ describe('every store write carries the fence', () => {
     const record = await readOwner(root);
     await writeFile(ownerFile(root), JSON.stringify({ ...record, pid: record.pid + 1, claimId: 'another-owner', fencing: right.fence + 1 }));
 
-    expect(await store.transact('c1', (d) => ({ ...d, paused: true }))).toMatchObject({ ok: false, code: 'fence_stale' });
+    expect(await store.transact('c1', (d) => ({ ...d, objective: `${d.objective}!` }))).toMatchObject({ ok: false, code: 'fence_stale' });
     expect(right.lost).toBe(true);
     expect(await store.create(makeDoc('c2'))).toMatchObject({ ok: false, code: 'fence_stale' });
     expect(await right.renew()).toMatchObject({ ok: false, code: 'hosting_lost' });
@@ -179,7 +179,7 @@ describe('every store write carries the fence', () => {
     expect(await right.verify('c1', right.fence)).toEqual({ ok: true });
     const notHosting = { fenceFor: () => null, verify: right.verify };
     const store = await openCampaignStore({ root, fence: notHosting });
-    expect(await store.transact('c1', (d) => ({ ...d, paused: true }))).toMatchObject({ ok: false, code: 'fence_stale' });
+    expect(await store.transact('c1', (d) => ({ ...d, objective: `${d.objective}!` }))).toMatchObject({ ok: false, code: 'fence_stale' });
     expect(await readdir(path.join(root, 'locks'))).toEqual([]);
     await right.release();
   });

@@ -1,20 +1,46 @@
+/**
+ * Reducer → machine, end to end in process: the chart's TICK invokes the REAL status-read effect
+ * (real fingerprint, real reducer) over a stub remote, and the chart decides from its output.
+ */
 import { describe, expect, it } from 'vitest';
 import { createActor, fromPromise, waitFor } from 'xstate';
+import type { TaskSnapshot } from '../../adapters/a2a/snapshot.js';
 import { campaignMachine } from '../../machines/campaign.machine.js';
-import type { ClaimLeaseInput, ClaimLeaseOutput, MutateEvent } from '../../machines/campaign.types.js';
-import { reduce, toRemoteObserved } from '../../services/reducer/reducer.js';
-import { ctx, lease, snap, T1, US, viewOf } from './fixtures.js';
+import type { ClaimLeaseInput, ClaimLeaseOutput, MutateEvent, RemoteCapabilities, TickEvent } from '../../machines/campaign.types.js';
+import { reduce } from '../../services/reducer/reducer.js';
+import { effectsAnswering } from './read-effect-harness.js';
+import { ctx, lease, snap, T0, T1, US, viewOf } from './fixtures.js';
 
 const OURS = { holder: US, epoch: 3, expiresAt: lease().expiresAt, readAt: T1 };
+const CAPS: RemoteCapabilities = { claim: true, renew: true, release: true, submit: true, intervene: true, cancel: true, epochEnforced: true, requestReadback: true };
+const BINDING = { taskId: 'task-1', contextId: 'ctx-1' };
+const tick: TickEvent = { type: 'TICK', now: T1, cadenceMs: 120_000, binding: BINDING, force: true };
 
 async function controlling() {
+  let answer: TaskSnapshot = snap();
   const machine = campaignMachine.provide({
-    actors: { claimLease: fromPromise<ClaimLeaseOutput, ClaimLeaseInput>(async () => ({ claimed: OURS, readback: OURS })) },
+    actors: {
+      readStatus: effectsAnswering(() => answer).readStatus,
+      claimLease: fromPromise<ClaimLeaseOutput, ClaimLeaseInput>(async ({ input }) => ({
+        claimed: OURS,
+        readback: OURS,
+        contextId: 'ctx-1',
+        ttlSeconds: input.ttlSeconds,
+        code: null,
+      })),
+    },
   });
-  const actor = createActor(machine, { input: { campaignId: 'camp-1' } }).start();
-  actor.send({ type: 'OPERATOR_CLAIM', ttlSeconds: 600 });
+  const actor = createActor(machine, { input: { campaignId: 'camp-1', createdAt: T0 } }).start();
+  const read = async (next: TaskSnapshot) => {
+    answer = next;
+    actor.send(tick);
+    await waitFor(actor, (s) => s.matches({ active: { heartbeat: 'idle' } }));
+  };
+  await read(snap());
+  expect(actor.getSnapshot().context.remote?.fingerprint).toBe(viewOf(snap()).fingerprint);
+  actor.send({ type: 'OPERATOR_CLAIM', ttlSeconds: 600, now: T1, minTtlSeconds: 120, capabilities: CAPS, binding: BINDING, contextControlledBy: null });
   await waitFor(actor, (s) => s.matches({ active: { authority: 'controlling' } }));
-  return actor;
+  return { actor, read };
 }
 
 const cancelApprovedFor = (eventKey: string): MutateEvent => ({
@@ -22,49 +48,50 @@ const cancelApprovedFor = (eventKey: string): MutateEvent => ({
   mutation: { kind: 'cancel', reason: 'diverged' },
   requestId: 'req-1',
   epoch: 3,
-  readback: OURS,
-  epochEnforced: true,
   approval: { kind: 'review', decisionId: 'd-1', verdict: 'approved', eventKey },
   now: T1,
   mutationInFlight: false,
   boundTaskState: 'completed',
+  capabilities: CAPS,
+  binding: BINDING,
 });
 
 describe('reducer → machine', () => {
   it('a terminal attempt wakes Argus, and only a verdict naming that event can authorize', async () => {
-    const actor = await controlling();
+    const { actor, read } = await controlling();
     const next = snap({ state: 'completed' });
     const reduced = reduce(viewOf(snap()), next, ctx);
-    actor.send(toRemoteObserved(reduced, next, T1));
+    const wakes: string[] = [];
+    actor.on('WAKE_REQUESTED', (e) => wakes.push(e.wake.dedupeKey));
+    await read(next);
     expect(actor.getSnapshot().value).toMatchObject({ active: { attention: 'awaiting-review' } });
-    expect(actor.getSnapshot().context.wakes.argus).toBe(1);
     const wakeKey = reduced.wakes[0]!.dedupeKey;
+    expect(wakes).toEqual([wakeKey]);
+    expect(actor.getSnapshot().context.wakes.lastArgusEventKey).toBe(wakeKey);
     expect(actor.getSnapshot().can(cancelApprovedFor('attempt:task-0:att-0:terminal'))).toBe(false);
     expect(actor.getSnapshot().can(cancelApprovedFor(wakeKey))).toBe(true);
   });
 
   it('routine progress while controlling changes nothing (and the readback keeps authority)', async () => {
-    const actor = await controlling();
+    const { actor, read } = await controlling();
     const before = actor.getSnapshot();
     const next = snap({ latestAgentMessageExcerpt: 'step 500/1000' }, { revision: 40 });
-    const reduced = reduce(viewOf(snap()), next, ctx);
-    expect(reduced.material).toBe(false);
-    actor.send(toRemoteObserved(reduced, next, T1));
+    expect(reduce(viewOf(snap()), next, ctx).material).toBe(false);
+    await read(next);
     expect(actor.getSnapshot().value).toEqual(before.value);
-    expect(actor.getSnapshot().context.wakes).toEqual(before.context.wakes);
+    // Not a single assign: the context object is the very one from before (nothing to save).
+    expect(actor.getSnapshot().context).toBe(before.context);
   });
 
   it('a readback showing another holder moves the machine to control-lost', async () => {
-    const actor = await controlling();
-    const next = snap({}, { lease: lease({ holder: 'rival', epoch: 4 }) });
-    actor.send(toRemoteObserved(reduce(viewOf(snap()), next, ctx), next, T1));
+    const { actor, read } = await controlling();
+    await read(snap({}, { lease: lease({ holder: 'rival', epoch: 4 }) }));
     expect(actor.getSnapshot().value).toMatchObject({ active: { authority: 'control-lost' } });
   });
 
   it('a blocked remote puts the question in front of the operator', async () => {
-    const actor = await controlling();
-    const next = snap({ state: 'input-required', latestAgentMessageExcerpt: 'Which dataset?' });
-    actor.send(toRemoteObserved(reduce(viewOf(snap()), next, ctx), next, T1));
+    const { actor, read } = await controlling();
+    await read(snap({ state: 'input-required', latestAgentMessageExcerpt: 'Which dataset?' }));
     expect(actor.getSnapshot().value).toMatchObject({ active: { attention: 'needs-you' } });
     expect(actor.getSnapshot().context.pendingQuestion).toMatchObject({ text: 'Which dataset?', source: 'remote' });
   });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { TaskSnapshot } from '../../adapters/a2a/snapshot.js';
 import { PUBLIC_EVENT_KINDS } from '../../machines/vocabulary.js';
-import { reduce, toRemoteObserved, type ReduceResult } from '../../services/reducer/reducer.js';
+import { reduce, type ReduceResult } from '../../services/reducer/reducer.js';
+import { readOnce } from './read-effect-harness.js';
 import { ctx, lease, snap, T0, T1, US, viewOf } from './fixtures.js';
 
 /** A compact picture of a result, so each table row reads like the rule it pins. */
@@ -246,22 +247,21 @@ describe('reduce: dedupe by durable identity', () => {
   });
 });
 
-describe('toRemoteObserved: what the machine hears', () => {
-  it('carries the reduced events, the wakes, whether the remote is blocked and the lease readback', () => {
+describe('readStatus: what the machine hears from a read', () => {
+  it('carries the reduced events, the wakes, whether the remote is blocked and the lease readback', async () => {
     const next = snap({ state: 'input-required' });
     const r = reduce(viewOf(working), next, ctx);
-    expect(toRemoteObserved(r, next, T1)).toEqual({
-      type: 'REMOTE_OBSERVED',
-      observedAt: T1,
-      events: r.events,
-      wakes: r.wakes,
-      remoteBlocked: true,
+    const heard = await readOnce(viewOf(working), next);
+    expect(heard).toMatchObject({
+      ok: true,
+      requestedAt: T1,
       readback: { holder: US, epoch: 3, expiresAt: lease().expiresAt, readAt: T1 },
+      observation: { events: r.events, wakes: r.wakes, remoteBlocked: true },
     });
   });
 
-  it('reports no readback for a remote without control metadata', () => {
-    const next = snap({}, null);
-    expect(toRemoteObserved(reduce(null, next, ctx), next, T1)).toMatchObject({ remoteBlocked: false, readback: null });
+  it('reports no readback for a remote without control metadata', async () => {
+    const heard = await readOnce(null, snap({}, null));
+    expect(heard).toMatchObject({ ok: true, readback: null, observation: { remoteBlocked: false } });
   });
 });
