@@ -179,7 +179,8 @@ export const campaignSetup = setup({
     /** Unchanged: the lease is still judged (every read carries it); nothing else happens. */
     settleUnchangedRead: enqueueActions(({ context, enqueue }, { output }: ReadArgs) => {
       if (!output.ok) return;
-      enqueue.raise({ type: 'LEASE_READBACK', readback: output.readback, requestedAt: output.requestedAt });
+      // Only a lease we hold has anything to judge (an observer's read costs no second microstep).
+      if (context.lease) enqueue.raise({ type: 'LEASE_READBACK', readback: output.readback, requestedAt: output.requestedAt });
       enqueue.emit(readSettled(context, 'unchanged', output));
     }),
     /** A material (or recovering) read: remember the view, tell the other regions, publish. */
@@ -193,7 +194,7 @@ export const campaignSetup = setup({
         enqueue.raise({ type: 'REMOTE_OBSERVED', observedAt: output.requestedAt, events, wakes, remoteBlocked });
         if (observation.drafts.length) enqueue.emit({ type: 'PUBLIC_DRAFTS', campaignId: context.campaignId, drafts: observation.drafts });
       }
-      enqueue.raise({ type: 'LEASE_READBACK', readback: output.readback, requestedAt: output.requestedAt });
+      if (context.lease) enqueue.raise({ type: 'LEASE_READBACK', readback: output.readback, requestedAt: output.requestedAt });
       enqueue.emit(readSettled(context, 'changed', output));
     }),
     /** A failed read is never a failed attempt: count it, back off, and let a lease that expired lapse. */
@@ -207,7 +208,7 @@ export const campaignSetup = setup({
       };
       enqueue.assign({ readFailures, lastErrorCode: output.code });
       if (failure.drafts.length) enqueue.emit({ type: 'PUBLIC_DRAFTS', campaignId: context.campaignId, drafts: failure.drafts });
-      enqueue.raise({ type: 'LEASE_LAPSED', now: output.requestedAt });
+      if (context.lease) enqueue.raise({ type: 'LEASE_LAPSED', now: output.requestedAt });
       enqueue.emit(readSettled(context, 'failed', output));
     }),
     clearBackoff: assign(({ context }) => ({ readFailures: { ...context.readFailures, nextReadAt: null } })),

@@ -81,7 +81,8 @@ export type Transaction = (doc: CampaignDocument) => CampaignDocument | null;
 export interface CampaignStore {
   readonly layout: StoreLayout;
   listIds(): Promise<string[]>;
-  loadAll(options?: { concurrency?: number }): Promise<LoadResult[]>;
+  /** Every document, read `concurrency` at a time; `onResult` hears each one as it arrives (restart pipelines its first read on it). */
+  loadAll(options?: { concurrency?: number; onResult?: (result: LoadResult) => void }): Promise<LoadResult[]>;
   load(id: string): Promise<LoadOneResult>;
   create(doc: CampaignDocument): Promise<WriteResult>;
   transact(id: string, fn: Transaction): Promise<WriteResult>;
@@ -140,7 +141,7 @@ class FileCampaignStore implements CampaignStore {
     return ids.sort();
   }
 
-  async loadAll(options: { concurrency?: number } = {}): Promise<LoadResult[]> {
+  async loadAll(options: { concurrency?: number; onResult?: (result: LoadResult) => void } = {}): Promise<LoadResult[]> {
     const ids = await this.listIds();
     const results: (LoadResult | null)[] = new Array(ids.length).fill(null);
     let next = 0;
@@ -150,7 +151,10 @@ class FileCampaignStore implements CampaignStore {
         const id = ids[index]!;
         const result = await this.load(id);
         // A document removed between listing and reading is simply gone.
-        if (result.ok || (result.code !== 'campaign_not_found' && result.code !== 'invalid_campaign_id')) results[index] = result as LoadResult;
+        if (result.ok || (result.code !== 'campaign_not_found' && result.code !== 'invalid_campaign_id')) {
+          results[index] = result as LoadResult;
+          options.onResult?.(result as LoadResult);
+        }
       }
     };
     const concurrency = Math.max(1, Math.min(options.concurrency ?? 32, 256));

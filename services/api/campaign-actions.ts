@@ -18,7 +18,7 @@ import type { CampaignHost, SendOutcome } from '../campaign/campaign-host.js';
 import { factsOf, type CampaignFacts, type CampaignSnapshot } from '../campaign/projection.js';
 import { apiError, type ApiError, type ApiErrorCode } from './api-errors.js';
 import type { CampaignActionBody } from './api-schemas.js';
-import { bindingOf, boundTaskStateOf, capabilitiesOf, controllerOfContext } from './campaign-facts.js';
+import { bindingOf, boundTaskStateOf, capabilitiesOf } from './campaign-facts.js';
 import type { CampaignSummary, PublicEventView } from './read-model.js';
 import { refusalResult } from './refusals.js';
 import type { ApiResult } from './supervisor-api.js';
@@ -30,7 +30,8 @@ export interface CampaignActionsDeps {
   description(): Promise<RemoteDescription | null>;
   knownDescription(): RemoteDescription | null;
   /** Every hosted campaign's snapshot (one controller per context). */
-  snapshots(): Iterable<[string, CampaignSnapshot]>;
+  /** Another campaign of this supervisor that controls `contextId` (one controller per context). */
+  controllerOf(contextId: string | null, exceptId: string): string | null;
   mutationInFlight(campaignId: string): boolean;
   view(facts: CampaignFacts, snapshot: CampaignSnapshot, host: CampaignHost): CampaignSummary;
   /** The campaign's public events from seq `from` on (the read model's feed). */
@@ -144,7 +145,7 @@ export class CampaignActions {
           minTtlSeconds: this.deps.minTtlSeconds,
           capabilities,
           binding,
-          contextControlledBy: controllerOfContext(binding.contextId, host.id, this.deps.snapshots()),
+          contextControlledBy: this.deps.controllerOf(binding.contextId, host.id),
         };
       default:
         return {

@@ -42,16 +42,35 @@ export function boundTaskStateOf(facts: CampaignFacts, snapshot: CampaignSnapsho
   return remote && remote.taskId === taskId ? remote.state : 'unobserved';
 }
 
-/** Another campaign that controls `contextId` (one controller per context), if any. */
-export function controllerOfContext(
-  contextId: string | null,
-  exceptId: string,
-  snapshots: Iterable<[string, CampaignSnapshot]>,
-): string | null {
-  if (!contextId) return null;
-  for (const [id, snapshot] of snapshots) {
-    if (id === exceptId) continue;
-    if (describeStates(snapshot).authority === 'controlling' && snapshot.context.lease?.contextId === contextId) return id;
+/**
+ * Which campaigns of this supervisor control which remote context (one controller per context),
+ * kept as views change so a claim's fact costs a lookup, not a scan of every campaign.
+ */
+export class ContextControllers {
+  private readonly byContext = new Map<string, Set<string>>();
+  private readonly byCampaign = new Map<string, string>();
+
+  /** Records where `campaignId` stands now: controlling a context, or not. */
+  note(campaignId: string, snapshot: CampaignSnapshot | null): void {
+    const controlled = snapshot && describeStates(snapshot).authority === 'controlling' ? (snapshot.context.lease?.contextId ?? null) : null;
+    const previous = this.byCampaign.get(campaignId) ?? null;
+    if (previous === controlled) return;
+    if (previous !== null) {
+      this.byContext.get(previous)?.delete(campaignId);
+      if (this.byContext.get(previous)?.size === 0) this.byContext.delete(previous);
+      this.byCampaign.delete(campaignId);
+    }
+    if (controlled === null) return;
+    this.byCampaign.set(campaignId, controlled);
+    const holders = this.byContext.get(controlled) ?? new Set<string>();
+    holders.add(campaignId);
+    this.byContext.set(controlled, holders);
   }
-  return null;
+
+  /** Another campaign that controls `contextId`, if any. */
+  controllerOf(contextId: string | null, exceptId: string): string | null {
+    if (!contextId) return null;
+    for (const id of this.byContext.get(contextId) ?? []) if (id !== exceptId) return id;
+    return null;
+  }
 }

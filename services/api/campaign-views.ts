@@ -36,7 +36,19 @@ export class CampaignViews {
 
   summary(host: CampaignHost, facts: CampaignFacts = host.facts, snapshot: CampaignSnapshot = host.getSnapshot()): CampaignSummary {
     if (host.corrupt) return corruptSummary(host.id);
-    return projectCampaign(facts, snapshot, { lastReadAt: host.lastReadAt, allowedActions: this.deps.allowedActions(host, snapshot) });
+    const allowed = this.deps.allowedActions(host, snapshot);
+    return projectCampaign(facts, snapshot, { lastReadAt: host.lastReadAt, allowedActions: () => allowed });
+  }
+
+  /**
+   * The view start-up builds for every campaign: `allowed_actions` is asked of the chart when the
+   * view is first read, not for 10,000 campaigns nobody is looking at. Any change after start-up
+   * replaces it with an eager view (`summary`), so a lazy one only ever sees the loaded state.
+   */
+  private loadedSummary(host: CampaignHost): CampaignSummary {
+    if (host.corrupt) return corruptSummary(host.id);
+    const snapshot = host.getSnapshot();
+    return projectCampaign(host.facts, snapshot, { lastReadAt: host.lastReadAt, allowedActions: () => this.deps.allowedActions(host, snapshot) });
   }
 
   /** Collects views and feeds while the system loads; one read-model update at the end. */
@@ -49,7 +61,7 @@ export class CampaignViews {
   }
 
   endLoad(hosts: Iterable<CampaignHost>, corrupt: Iterable<{ id: string }>): void {
-    const summaries = [...hosts].map((h) => this.summary(h));
+    const summaries = [...hosts].map((h) => this.loadedSummary(h));
     for (const c of corrupt) summaries.push(corruptSummary(c.id));
     this.deps.readModel.trigger.campaignsLoaded({ summaries, events: this.loading?.events ?? [] });
     this.loading = null;
@@ -80,7 +92,9 @@ export class CampaignViews {
   saved(host: CampaignHost, saved: SaveResult): void {
     const { metrics, readModel } = this.deps;
     for (const event of saved.appended) metrics.publicEvents.inc({ kind: event.kind });
-    if (saved.appended.length) readModel.trigger.publicEventsAppended({ events: eventViews(saved.appended) });
+    // While the system loads, the feed is being assembled: a save made meanwhile joins it there.
+    if (saved.appended.length && this.loading) this.loading.events.push(...eventViews(saved.appended));
+    else if (saved.appended.length) readModel.trigger.publicEventsAppended({ events: eventViews(saved.appended) });
     for (const wake of saved.wakes) {
       metrics.wakeRequests.inc({ target: wake.target });
       const handler = this.deps.wakeHandlers?.[wake.target];

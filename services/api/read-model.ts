@@ -74,7 +74,9 @@ export function createReadModel() {
       /** A successful read: only `last_read_at` moves, so no revision bump (nothing material changed). */
       campaignRead: (ctx, ev: { campaignId: string; at: string }) => {
         const summary = ctx.campaigns.get(ev.campaignId);
-        if (summary) ctx.campaigns.set(ev.campaignId, { ...summary, remote: { ...summary.remote, last_read_at: ev.at } });
+        // In place, like campaignUpdated: a copy of the summary would also evaluate its lazy
+        // `allowed_actions` (see projection.ts) on every heartbeat read.
+        if (summary) summary.remote = { ...summary.remote, last_read_at: ev.at };
         return ctx;
       },
       publicEventsAppended: (ctx, ev: { events: PublicEventView[] }) =>

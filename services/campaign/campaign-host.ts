@@ -17,6 +17,7 @@ import { recordIntent } from '../../persistence/intent-journal.js';
 import type { StoreFailure } from '../../persistence/store-errors.js';
 import { crashPoint } from '../runtime/fault-points.js';
 import { applySave, isDurable, type SaveResult } from './campaign-save.js';
+import { describeStates } from '../../machines/campaign.projection.js';
 import { factsOf, type CampaignFacts, type CampaignSnapshot } from './projection.js';
 
 export interface CampaignHostDeps {
@@ -255,7 +256,8 @@ export class CampaignHost {
     const quiescent = isQuiescent(snapshot);
     const stateKey = durableStateKey(snapshot);
     const changed = snapshot.context !== this.savedContext || stateKey !== this.savedStateKey;
-    const finishing = [...this.collectors].filter((c) => c.done(snapshot));
+    // Most snapshots are a heartbeat's: no operator event waits on them, so allocate nothing.
+    const finishing = this.collectors.size === 0 ? NO_COLLECTORS : [...this.collectors].filter((c) => c.done(snapshot));
     for (const c of finishing) this.collectors.delete(c);
     let save: Promise<WriteResult | null> | null = null;
     if (quiescent && this.corrupt === null && !this.holdSaves && (changed || this.pending.length > 0)) {
@@ -341,6 +343,7 @@ export class CampaignHost {
 }
 
 const noop = (): void => undefined;
+const NO_COLLECTORS: Collector[] = [];
 const MUTATIONS: readonly string[] = ['submit', 'intervene', 'cancel', 'release'];
 const isMutation = (action: string): action is MutationKind => MUTATIONS.includes(action);
 
@@ -350,12 +353,11 @@ const tickBusy = (snapshot: CampaignSnapshot): boolean => {
   return children.readStatus !== undefined || children.renewLease !== undefined;
 };
 
-/** The state value outside the heartbeat region (reading ↔ idle is never durable). */
+/**
+ * The state outside the heartbeat region (reading ↔ idle is never durable), as a short key:
+ * computed on every snapshot, so it reads the region names instead of serializing the value.
+ */
 function durableStateKey(snapshot: CampaignSnapshot): string {
-  const value = snapshot.value as unknown;
-  if (typeof value === 'string') return `${snapshot.status}:${value}`;
-  const active = (value as { active?: Record<string, unknown> }).active;
-  if (!active) return `${snapshot.status}:${JSON.stringify(value)}`;
-  const { heartbeat: _heartbeat, ...rest } = active;
-  return `${snapshot.status}:${JSON.stringify(rest)}`;
+  const states = describeStates(snapshot);
+  return `${snapshot.status}:${states.authority}.${states.step ?? ''}:${states.attention}`;
 }

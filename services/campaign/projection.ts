@@ -35,7 +35,8 @@ export function factsOf(doc: CampaignDocument): CampaignFacts {
 export interface ViewExtras {
   /** The last successful read (memory only: an unchanged tick writes nothing). */
   lastReadAt: string | null;
-  allowedActions: string[];
+  /** Computed when the view is first read (it asks `can()` of every operator action). */
+  allowedActions: () => string[];
 }
 
 export function projectCampaign(facts: CampaignFacts, snapshot: CampaignSnapshot, extras: ViewExtras): CampaignSummary {
@@ -43,7 +44,7 @@ export function projectCampaign(facts: CampaignFacts, snapshot: CampaignSnapshot
   const ctx = snapshot.context;
   const controlling = states.authority === 'controlling';
   const q = ctx.pendingQuestion;
-  return {
+  const summary: CampaignSummary = {
     campaign_id: facts.campaignId,
     objective: facts.objective,
     state: states.authority,
@@ -70,8 +71,9 @@ export function projectCampaign(facts: CampaignFacts, snapshot: CampaignSnapshot
     max_attempts: ctx.maxAttempts,
     attempts_submitted: ctx.attemptsSubmitted,
     consecutive_read_failures: ctx.readFailures.consecutive,
-    allowed_actions: extras.allowedActions,
+    allowed_actions: [] as string[],
   };
+  return withLazyAllowedActions(summary, extras.allowedActions);
 }
 
 /** A campaign whose document cannot be trusted: reported, never replaced. */
@@ -96,4 +98,27 @@ export function corruptSummary(campaignId: string): CampaignSummary {
 
 export function eventViews(events: CampaignDocument['outbox']['events']): PublicEventView[] {
   return events.map((e) => ({ id: e.id, seq: e.seq, kind: e.kind, campaign_id: e.campaignId, at: e.at, summary: e.summary, data: e.data }));
+}
+
+/**
+ * `allowed_actions` is computed on first read, then kept: at start-up every campaign gets a
+ * view, and asking the chart `can()` for each operator action of 10,000 campaigns that nobody
+ * is looking at would double the restart's cost. The value is the same as computing it now:
+ * it is fixed to the snapshot the view was projected from.
+ */
+function withLazyAllowedActions(summary: CampaignSummary, compute: () => string[]): CampaignSummary {
+  let cached: string[] | null = null;
+  let pending: (() => string[]) | null = compute;
+  Object.defineProperty(summary, 'allowed_actions', {
+    enumerable: true,
+    configurable: true,
+    get: () => {
+      if (cached === null && pending) {
+        cached = pending();
+        pending = null;
+      }
+      return cached ?? [];
+    },
+  });
+  return summary;
 }

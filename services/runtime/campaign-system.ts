@@ -111,14 +111,26 @@ export function createCampaignSystem(opts: CampaignSystemOptions) {
 
   return {
     logic,
-    /** Loads every document and starts its actor; waits for the writes restore made (intents in doubt). */
-    async load(concurrency = 32): Promise<void> {
-      const loaded = await opts.store.loadAll({ concurrency });
-      for (const result of loaded) {
-        if (result.ok) {
+    /**
+     * Loads every document and starts its actor as it arrives (`onHosted` hears each one, so a
+     * restart's first read runs while the rest still load); waits for the writes restore made
+     * (intents in doubt). The registry keeps the store's (sorted) order whatever the arrival order.
+     */
+    async load(concurrency = 32, onHosted?: (host: CampaignHost) => void): Promise<void> {
+      const loaded = await opts.store.loadAll({
+        concurrency,
+        onResult: (result) => {
+          if (!result.ok) return reportCorrupt(result.id, result.code, result.reason);
           opts.onLoaded?.(result.doc);
-          host(result.doc);
-        } else reportCorrupt(result.id, result.code, result.reason);
+          const hosted = host(result.doc);
+          if (hosted) onHosted?.(hosted);
+        },
+      });
+      const arrived = new Map(hosts);
+      hosts.clear();
+      for (const result of loaded) {
+        const hosted = arrived.get(result.id);
+        if (hosted) hosts.set(result.id, hosted);
       }
       await Promise.all([...hosts.values()].map((h) => h.whenWritten()));
     },

@@ -39,6 +39,8 @@ export interface Heartbeat {
   stop(): Promise<void>;
   readonly running: boolean;
   readonly lastSweep: SweepReport | null;
+  /** A sweep made outside the scheduler (the restart's pipelined first read) counts as the last one. */
+  record(report: SweepReport): void;
 }
 
 export function createHeartbeat(opts: HeartbeatOptions): Heartbeat {
@@ -109,6 +111,9 @@ export function createHeartbeat(opts: HeartbeatOptions): Heartbeat {
     },
     get lastSweep() {
       return lastSweep;
+    },
+    record(report) {
+      lastSweep = report;
     },
   };
 }

@@ -40,6 +40,11 @@ export interface Supervisor extends SupervisorApi {
   stop(): Promise<void>;
   /** One heartbeat sweep over every due campaign, now. */
   sweep(): Promise<SweepReport>;
+  /**
+   * The first read of every campaign after start(), pipelined with loading (each campaign is read
+   * as soon as its actor is up); null when start() was called with `initialSweep: false`.
+   */
+  initialSweep(): Promise<SweepReport> | null;
   /** Reads one campaign now (the `observe` action). */
   observe(campaignId: string): Promise<ApiResult<unknown>>;
   readonly store: CampaignStore | null;

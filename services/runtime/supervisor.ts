@@ -21,6 +21,7 @@ import { ApiFailure, apiError, type ApiError } from '../api/api-errors.js';
 import { campaignActionSchema, campaignsBodySchema, describeIssues, type CampaignActionBody } from '../api/api-schemas.js';
 import { CampaignActions } from '../api/campaign-actions.js';
 import { campaignsRoute } from '../api/campaigns-route.js';
+import { ContextControllers } from '../api/campaign-facts.js';
 import { CampaignViews } from '../api/campaign-views.js';
 import { buildHealth } from '../api/health.js';
 import { createMetrics, type SupervisorMetrics } from '../api/metrics.js';
@@ -32,6 +33,7 @@ import type { CampaignHost } from '../campaign/campaign-host.js';
 import { createCampaignSystem, type CampaignSystem } from './campaign-system.js';
 import { systemHooks } from './system-hooks.js';
 import type { SupervisorConfig } from './config.js';
+import { FirstSweep } from './first-sweep.js';
 import { createHeartbeat, type Heartbeat, type SweepReport } from './heartbeat.js';
 import { RemoteLink } from './remote-link.js';
 import { StartupFailure } from './startup-failure.js';
@@ -61,8 +63,11 @@ class SupervisorRuntime implements Supervisor {
   private readonly actions: CampaignActions;
   private readonly views: CampaignViews;
   private readonly writesByCampaign = new Map<string, number>();
+  /** Which campaign controls which remote context (the claim rule's fact), kept as views change. */
+  private readonly controllers = new ContextControllers();
   private heartbeat: Heartbeat | null = null;
   private owner: HostingRight | null = null;
+  private firstSweep: Promise<SweepReport> | null = null;
 
   constructor(private readonly opts: SupervisorOptions) {
     this.config = opts.config;
@@ -101,7 +106,7 @@ class SupervisorRuntime implements Supervisor {
       noRemote: () => this.link.noRemote(),
       description: () => this.link.ensureDescription(),
       knownDescription: () => this.link.description,
-      snapshots: () => this.snapshots(),
+      controllerOf: (contextId, exceptId) => this.controllers.controllerOf(contextId, exceptId),
       mutationInFlight: (id) => this.gate.mutationInFlight(id),
       view: (facts, snapshot, host) => this.views.summary(host, facts, snapshot),
       eventsFrom: (id, from) => this.readModel.getSnapshot().context.events.filter((e) => e.campaign_id === id && e.seq >= from),
@@ -123,10 +128,6 @@ class SupervisorRuntime implements Supervisor {
   private requireStore(): CampaignStore {
     if (!this.store) throw new Error('supervisor not started');
     return this.store;
-  }
-
-  private *snapshots(): Iterable<[string, ReturnType<CampaignHost['getSnapshot']>]> {
-    for (const host of this.system?.hosts() ?? []) if (!host.corrupt) yield [host.id, host.getSnapshot()];
   }
 
   private unusable(campaignId: string, failure: Parameters<typeof throwStoreFailure>[2]): never {
@@ -216,28 +217,43 @@ class SupervisorRuntime implements Supervisor {
     const right = await this.ownership.claim(WHOLE_STATE_ROOT);
     if (!right.ok) throw new StartupFailure(right.code, right.message);
     this.owner = right;
+    const concurrency = this.opts.concurrency ?? 64;
+    // After a restart, re-read every campaign's remote status (read-only: no claim, no submit),
+    // each as soon as its actor is up: the first complete read does not wait for the whole load.
+    const onError = (campaignId: string, error: unknown) => this.logger.error({ campaignId, err: String(error) }, 'tick failed');
+    const first = (startOpts.initialSweep ?? true) ? new FirstSweep(concurrency, (id) => this.tickIfDue(id), onError) : null;
+    const discovered = this.link.discover();
     try {
-      await this.load(right);
+      await this.load(right, first ? (host) => first.add(host.id) : undefined);
     } catch (error) {
       this.owner = null;
+      await discovered;
       await right.release();
       throw error;
     }
-    await this.link.discover();
-    const cadenceMs = this.config.heartbeatSeconds * 1000;
+    await discovered;
     this.heartbeat = createHeartbeat({
-      cadenceMs,
-      concurrency: this.opts.concurrency ?? 64,
+      cadenceMs: this.config.heartbeatSeconds * 1000,
+      concurrency,
       dueCampaigns: (at) => this.dueCampaigns(at),
       tick: (id) => this.tick(id),
-      onSweepError: (campaignId, error) => this.logger.error({ campaignId, err: String(error) }, 'tick failed'),
+      onSweepError: onError,
     });
-    // After a restart, re-read every campaign's remote status (read-only: no claim, no submit).
-    if (startOpts.initialSweep ?? true) void this.heartbeat.sweep();
-    if (startOpts.heartbeat ?? true) this.heartbeat.start();
+    const heartbeat = this.heartbeat;
+    this.firstSweep =
+      first?.done().then((report) => {
+        heartbeat.record(report);
+        return report;
+      }) ?? null;
+    if (startOpts.heartbeat ?? true) heartbeat.start();
   }
 
-  private async load(right: HostingRight): Promise<void> {
+  /** The restart's first read of every campaign (null when start() was told not to make it). */
+  initialSweep(): Promise<SweepReport> | null {
+    return this.firstSweep;
+  }
+
+  private async load(right: HostingRight, onHosted?: (host: CampaignHost) => void): Promise<void> {
     this.store = await openCampaignStore({
       root: this.config.stateRoot,
       logger: this.logger,
@@ -260,12 +276,13 @@ class SupervisorRuntime implements Supervisor {
       now: this.now,
       inspect: this.opts.inspect,
       effects: { controllerId: this.config.controllerId, remote: this.link.client, now: this.now, onStatusRead: (...read) => this.statusRead(...read) },
-      ...systemHooks({ views, gate: this.gate, logger: this.logger }),
+      ...systemHooks({ views, gate: this.gate, logger: this.logger, controllers: this.controllers }),
     });
     views.beginLoad();
     try {
-      await this.system.load();
+      await this.system.load(64, onHosted);
     } finally {
+      for (const host of this.system.hosts()) this.controllers.note(host.id, host.corrupt ? null : host.getSnapshot());
       views.endLoad(this.system.hosts(), this.system.corruptCampaigns());
     }
   }
@@ -282,6 +299,14 @@ class SupervisorRuntime implements Supervisor {
     for (const host of this.system?.hosts() ?? []) {
       if (host.running && host.facts.binding.taskId !== null && heartbeatDue(host.getSnapshot(), at)) yield host.id;
     }
+  }
+
+  /** The first read after a restart: the same eligibility as a heartbeat sweep. */
+  private async tickIfDue(campaignId: string): Promise<boolean> {
+    const host = this.system?.host(campaignId);
+    if (!host || !host.running || host.facts.binding.taskId === null || !heartbeatDue(host.getSnapshot(), Date.now())) return false;
+    await this.tick(campaignId);
+    return true;
   }
 
   private async tick(campaignId: string): Promise<void> {

@@ -4,12 +4,13 @@
  * @module
  */
 import type { Logger } from '../../adapters/logger.js';
+import type { ContextControllers } from '../api/campaign-facts.js';
 import type { CampaignViews } from '../api/campaign-views.js';
 import type { RequestGate } from '../authority/request-gate.js';
 import type { CampaignSystemHooks } from './campaign-system.js';
 
-export function systemHooks(p: { views: CampaignViews; gate: RequestGate; logger: Logger }): CampaignSystemHooks {
-  const { views, gate, logger } = p;
+export function systemHooks(p: { views: CampaignViews; gate: RequestGate; logger: Logger; controllers: ContextControllers }): CampaignSystemHooks {
+  const { views, gate, logger, controllers } = p;
   return {
     onLoaded: (doc) => {
       views.loaded(doc);
@@ -20,9 +21,14 @@ export function systemHooks(p: { views: CampaignViews; gate: RequestGate; logger
       views.saved(host, saved);
     },
     onEmitted: (host, event) => views.emitted(host, event),
-    onViewChanged: (host) => views.refresh(host),
+    onViewChanged: (host) => {
+      // The index first: the view's allowed_actions asks it whether another campaign controls the context.
+      controllers.note(host.id, host.corrupt ? null : host.getSnapshot());
+      views.refresh(host);
+    },
     onCorrupt: (c) => {
       logger.error({ campaignId: c.id, code: c.code }, 'campaign document fails closed');
+      controllers.note(c.id, null);
       views.corrupt(c.id);
     },
     onStorageFailed: (host, failure) => logger.error({ campaignId: host.id, code: failure.code }, 'campaign write refused'),
