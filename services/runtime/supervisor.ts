@@ -99,7 +99,7 @@ class SupervisorRuntime implements Supervisor {
     const cadenceMs = this.config.heartbeatSeconds * 1000;
     this.actions = new CampaignActions({
       noRemote: () => this.link.noRemote(),
-      description: () => this.link.ensureDescription(),
+      description: () => this.discovered(this.link.ensureDescription()),
       knownDescription: () => this.link.description,
       snapshots: () => this.snapshots(),
       mutationInFlight: (id) => this.gate.mutationInFlight(id),
@@ -168,6 +168,17 @@ class SupervisorRuntime implements Supervisor {
     return this.answering(() => campaignsRoute(deps, req));
   }
 
+  /**
+   * Views built before the remote was discovered asked the chart with no capabilities, so their
+   * allowed_actions lack claim and the mutations: the first description refreshes every view.
+   */
+  private async discovered<T>(discovery: Promise<T>): Promise<T> {
+    const before = this.link.description;
+    const result = await discovery;
+    if (this.link.description !== before) for (const host of this.system?.hosts() ?? []) this.views.refresh(host);
+    return result;
+  }
+
   private routeDeps() {
     const system = this.system;
     if (!system) return null;
@@ -223,7 +234,7 @@ class SupervisorRuntime implements Supervisor {
       await right.release();
       throw error;
     }
-    await this.link.discover();
+    await this.discovered(this.link.discover());
     const cadenceMs = this.config.heartbeatSeconds * 1000;
     this.heartbeat = createHeartbeat({
       cadenceMs,
