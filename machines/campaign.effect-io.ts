@@ -3,7 +3,7 @@
  * everything the chart needs to decide (ids, outcome, error code): no effect writes context.
  * @module
  */
-import type { BindingFacts, LeaseReadback, Mutation, MutationKind, ReadFailures, RemoteView } from './campaign.types.js';
+import type { BindingFacts, LeaseReadback, Mutation, MutationKind, ReadFailures, RemoteView } from './campaign.nouns.js';
 import type { PublicEventDraft, SignificantEvent, WakeRequest } from './vocabulary.js';
 
 

@@ -7,7 +7,10 @@
  * journal, idempotency answers, the remote binding) beside the persisted snapshot.
  * @module
  */
+import type { BindingFacts, LeaseReadback, Mutation, MutationKind, ReadFailures, RemoteView } from './campaign.nouns.js';
 import type { PublicEventDraft, SignificantEvent, WakeRequest } from './vocabulary.js';
+
+export type * from './campaign.nouns.js';
 
 export const DEFAULT_CONTROLLER_ID = 'argus-openoperator';
 export const DEFAULT_MAX_ATTEMPTS = 3;
@@ -21,28 +24,11 @@ export const READBACK_FRESH_MS = 30_000;
 /** A mutation is not sent when the lease has less than this left: it could lapse in flight. */
 export const LEASE_SEND_MARGIN_MS = 5_000;
 
-/** The four fenced mutations. Claim and renew are lease operations with their own actors. */
-export type MutationKind = 'submit' | 'intervene' | 'cancel' | 'release';
-
 /**
  * A remote task in one of these states has finished: a new attempt may start. Anything else,
  * including a state not yet observed, counts as an attempt still running (fail closed).
  */
 export const TERMINAL_TASK_STATES = ['completed', 'failed', 'canceled', 'rejected'] as const;
-
-export type Mutation =
-  | { kind: 'submit'; text: string }
-  | { kind: 'intervene'; instruction: string }
-  | { kind: 'cancel'; reason: string }
-  | { kind: 'release' };
-
-/** The remote lease as read back, with the instant it was read (services' clock, ISO). */
-export interface LeaseReadback {
-  holder: string;
-  epoch: number;
-  expiresAt: string;
-  readAt: string;
-}
 
 /** What we believe we hold. Never proof: every mutation re-checks a fresh readback. */
 export interface OurLease {
@@ -76,35 +62,6 @@ export interface PendingQuestion {
   text: string;
   source: 'remote' | 'argus';
   askedAt: string;
-}
-
-/**
- * What the campaign remembers of its remote task between reads: only the material fields, and
- * the fingerprint they were reduced from (an unchanged read costs one string comparison).
- */
-export interface RemoteView {
-  taskId: string;
-  contextId: string;
-  state: 'submitted' | 'working' | 'input-required' | 'auth-required' | 'completed' | 'failed' | 'canceled' | 'rejected' | 'unknown';
-  stage: string | null;
-  /** Last revision seen; kept for dedupe and diagnostics, never material on its own. */
-  revision: number | null;
-  attempt: number | null;
-  attemptId: string | null;
-  artifactIds: string[];
-  lease: { contextId: string; holder: string; epoch: number; expiresAt: string; ttlSeconds: number } | null;
-  missionComplete: boolean;
-  latestAgentMessageDigest: string | null;
-  fingerprint: string;
-  observedAt: string;
-}
-
-export interface ReadFailures {
-  consecutive: number;
-  /** Before this instant the heartbeat's TICK does not read (backoff); an operator's observe does. */
-  nextReadAt: string | null;
-  /** The one CRITICAL of this failure streak has been published. */
-  criticalRaised: boolean;
 }
 
 /**
@@ -159,12 +116,6 @@ export interface CampaignInput {
 }
 
 // ---- facts the services put on events --------------------------------------------------------
-
-/** Where the campaign acts: the document's remote binding, as of this event. */
-export interface BindingFacts {
-  taskId: string | null;
-  contextId: string | null;
-}
 
 // ---- events the services send ------------------------------------------------------------
 

@@ -41,11 +41,12 @@ export class CampaignViews {
   }
 
   /**
-   * The view start-up builds for every campaign: `allowed_actions` is asked of the chart when the
-   * view is first read, not for 10,000 campaigns nobody is looking at. Any change after start-up
-   * replaces it with an eager view (`summary`), so a lazy one only ever sees the loaded state.
+   * The view start-up (or a rediscovery) builds for every campaign: `allowed_actions` is asked of
+   * the chart when the view is first read, not for 10,000 campaigns nobody is looking at. It is
+   * fixed to the snapshot it was projected from; the facts (capabilities, the in-flight slot)
+   * are the ones of the moment it is read. Any change of the campaign replaces it.
    */
-  private loadedSummary(host: CampaignHost): CampaignSummary {
+  private lazySummary(host: CampaignHost): CampaignSummary {
     if (host.corrupt) return corruptSummary(host.id);
     const snapshot = host.getSnapshot();
     return projectCampaign(host.facts, snapshot, { lastReadAt: host.lastReadAt, allowedActions: () => this.deps.allowedActions(host, snapshot) });
@@ -61,10 +62,16 @@ export class CampaignViews {
   }
 
   endLoad(hosts: Iterable<CampaignHost>, corrupt: Iterable<{ id: string }>): void {
-    const summaries = [...hosts].map((h) => this.loadedSummary(h));
+    const summaries = [...hosts].map((h) => this.lazySummary(h));
     for (const c of corrupt) summaries.push(corruptSummary(c.id));
     this.deps.readModel.trigger.campaignsLoaded({ summaries, events: this.loading?.events ?? [] });
     this.loading = null;
+  }
+
+  /** Every view again (the remote's capabilities changed), each `allowed_actions` asked when next read. */
+  refreshAll(hosts: Iterable<CampaignHost>): void {
+    if (this.loading) return;
+    for (const host of hosts) this.deps.readModel.trigger.campaignUpdated({ summary: this.lazySummary(host) });
   }
 
   refresh(host: CampaignHost): void {

@@ -1,6 +1,7 @@
 /**
- * Machine refusal codes (from `explainRefusal`) as operator errors: one stable code and one
- * sentence each, shared by every action so the wording never disagrees.
+ * Machine refusal codes (from `explainRefusal`) as operator errors: the rule's own code (the
+ * issue: "409 and the guard's code", so a client can tell a paused campaign from a missing
+ * question) and one sentence each, shared by every action so the wording never disagrees.
  * @module
  */
 import { apiError, type ApiErrorCode } from './api-errors.js';
@@ -12,7 +13,7 @@ const fail = (code: ApiErrorCode, message: string): ApiResult<never> => ({ ok: f
 export function refusalResult(code: string): ApiResult<never> {
   const table: Record<string, [ApiErrorCode, string]> = {
     lease_required: ['lease_required', 'The campaign does not hold the controller lease; claim it first.'],
-    already_controlling: ['action_not_allowed', 'The campaign already holds the controller lease.'],
+    already_controlling: ['already_controlling', 'The campaign already holds the controller lease.'],
     lease_stale_epoch: ['lease_stale_epoch', 'The epoch does not match the lease this campaign holds; nothing was sent.'],
     lease_not_held: ['lease_not_held', 'The remote readback does not show this controller holding the lease; nothing was sent.'],
     readback_stale: ['readback_stale', 'The lease readback is not fresh; nothing was sent.'],
@@ -22,21 +23,21 @@ export function refusalResult(code: string): ApiResult<never> {
     mutation_in_progress: ['mutation_in_progress', 'Another mutation of this campaign is in flight; nothing was sent. Retry when it has answered.'],
     intent_unresolved: ['intent_unresolved', 'A mutation is in doubt; resolve_intent must settle it first. Nothing was sent.'],
     intent_not_found: ['intent_not_found', 'The campaign has no mutation in doubt.'],
-    approval_required: ['action_not_allowed', 'The mutation lacks an explicit operator action or a fresh Reviewer verdict.'],
-    review_stale: ['action_not_allowed', 'The Reviewer verdict is for an older event.'],
-    ttl_out_of_bounds: ['invalid_request', 'ttl_seconds must be from 60 to 3600.'],
-    effect_in_flight: ['action_not_allowed', 'Another remote operation is in flight for this campaign.'],
-    campaign_paused: ['action_not_allowed', 'The campaign is paused; resume it first.'],
+    approval_required: ['approval_required', 'The mutation lacks an explicit operator action or a fresh Reviewer verdict.'],
+    review_stale: ['review_stale', 'The Reviewer verdict is for an older event.'],
+    ttl_out_of_bounds: ['ttl_out_of_bounds', 'ttl_seconds must be from 60 to 3600.'],
+    effect_in_flight: ['effect_in_flight', 'Another remote operation is in flight for this campaign.'],
+    campaign_paused: ['campaign_paused', 'The campaign is paused; resume it first.'],
     campaign_closed: ['campaign_closed', 'The campaign is closed.'],
-    not_paused: ['action_not_allowed', 'The campaign is not paused.'],
-    no_pending_question: ['action_not_allowed', 'The campaign has no pending question to answer.'],
-    question_stale: ['action_not_allowed', 'That question is no longer pending.'],
-    ttl_below_heartbeat: ['invalid_request', 'ttl_seconds must be at least two heartbeats so the heartbeat can renew the lease in time.'],
+    not_paused: ['not_paused', 'The campaign is not paused.'],
+    no_pending_question: ['no_pending_question', 'The campaign has no pending question to answer.'],
+    question_stale: ['question_stale', 'That question is no longer pending.'],
+    ttl_below_heartbeat: ['ttl_below_heartbeat', 'ttl_seconds must be at least two heartbeats so the heartbeat can renew the lease in time.'],
     remote_unavailable: ['remote_unavailable', 'The remote has not been discovered yet; nothing was sent.'],
-    release_before_close: ['action_not_allowed', 'The campaign holds the controller lease; release it before closing.'],
-    no_remote_task: ['action_not_allowed', 'The campaign has no remote task or context to act on.'],
+    release_before_close: ['release_before_close', 'The campaign holds the controller lease; release it before closing.'],
+    no_remote_task: ['no_remote_task', 'The campaign has no remote task or context to act on.'],
     lease_held: ['lease_held', 'Another campaign of this supervisor already controls this remote context; release it there first.'],
-    no_task_bound: ['action_not_allowed', 'The campaign has no remote task to observe yet.'],
+    no_task_bound: ['no_task_bound', 'The campaign has no remote task to observe yet.'],
   };
   const [apiCode, sentence] = table[code] ?? ['action_not_allowed', `The campaign cannot do that now (${code}).`];
   return fail(apiCode, sentence);

@@ -104,7 +104,7 @@ class SupervisorRuntime implements Supervisor {
     const cadenceMs = this.config.heartbeatSeconds * 1000;
     this.actions = new CampaignActions({
       noRemote: () => this.link.noRemote(),
-      description: () => this.link.ensureDescription(),
+      description: () => this.discovered(this.link.ensureDescription()),
       knownDescription: () => this.link.description,
       controllerOf: (contextId, exceptId) => this.controllers.controllerOf(contextId, exceptId),
       mutationInFlight: (id) => this.gate.mutationInFlight(id),
@@ -169,6 +169,18 @@ class SupervisorRuntime implements Supervisor {
     return this.answering(() => campaignsRoute(deps, req));
   }
 
+  /**
+   * Views built before the remote was discovered asked the chart with no capabilities, so their
+   * allowed_actions lack claim and the mutations: the first description refreshes every view.
+   */
+  private async discovered<T>(discovery: Promise<T>): Promise<T> {
+    const before = this.link.description;
+    const result = await discovery;
+    // What the remote can do changes every campaign's allowed actions (asked again when next read).
+    if (this.link.description !== before) this.views.refreshAll(this.system?.hosts() ?? []);
+    return result;
+  }
+
   private routeDeps() {
     const system = this.system;
     if (!system) return null;
@@ -222,7 +234,7 @@ class SupervisorRuntime implements Supervisor {
     // each as soon as its actor is up: the first complete read does not wait for the whole load.
     const onError = (campaignId: string, error: unknown) => this.logger.error({ campaignId, err: String(error) }, 'tick failed');
     const first = (startOpts.initialSweep ?? true) ? new FirstSweep(concurrency, (id) => this.tickIfDue(id), onError) : null;
-    const discovered = this.link.discover();
+    const discovered = this.discovered(this.link.discover());
     try {
       await this.load(right, first ? (host) => first.add(host.id) : undefined);
     } catch (error) {

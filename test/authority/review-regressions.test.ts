@@ -161,7 +161,7 @@ describe('authority regressions', () => {
     const w = await world();
     await w.attach('c1');
     const epoch = (await w.act({ campaign_id: 'c1', action: 'claim' })).value.lease.epoch;
-    expect((await w.act({ campaign_id: 'c1', action: 'close' })).error.code).toBe('action_not_allowed');
+    expect((await w.act({ campaign_id: 'c1', action: 'close' })).error.code).toBe('release_before_close');
     w.sim.injectFaults({ kind: 'lost-response', methods: ['opentraining.control/intervene'] });
     await w.act({ campaign_id: 'c1', action: 'intervene', epoch, instruction: 'x' });
     expect((await w.act({ campaign_id: 'c1', action: 'close' })).error.code).toBe('intent_unresolved');

@@ -154,8 +154,8 @@ describe('bad requests', () => {
     expectError(await f.post('campaign_action', { campaign_id: 'a/b', action: 'observe' }), 400, 'invalid_request');
     expectError(await f.post('campaign_action', { campaign_id: 'x'.repeat(129), action: 'observe' }), 400, 'invalid_request');
     expectError(await f.post('campaign_action', { campaign_id: 'ghost', action: 'observe' }), 404, 'campaign_not_found');
-    expectError(await f.post('campaign_action', { campaign_id: 'c1', action: 'answer', text: 'no question pending' }), 409, 'action_not_allowed');
-    expectError(await f.post('campaign_action', { campaign_id: 'c1', action: 'resume' }), 409, 'action_not_allowed');
+    expectError(await f.post('campaign_action', { campaign_id: 'c1', action: 'answer', text: 'no question pending' }), 409, 'no_pending_question');
+    expectError(await f.post('campaign_action', { campaign_id: 'c1', action: 'resume' }), 409, 'not_paused');
     expectError(await f.raw(actionUrl, { rawBody: JSON.stringify({ campaign_id: 'c1', action: 'answer', text: 'x'.repeat(70_000) }), headers }), 413, 'request_too_large');
 
     // No value from the request is echoed back.
@@ -253,7 +253,7 @@ describe('campaign routes', () => {
 
     const paused = await f.post('campaign_action', { campaign_id: 'c1', action: 'pause' });
     expect(paused.json).toMatchObject({ ok: true, campaign: { paused: true, state: 'paused' } });
-    expectError(await f.post('campaign_action', { campaign_id: 'c1', action: 'observe' }), 409, 'action_not_allowed');
+    expectError(await f.post('campaign_action', { campaign_id: 'c1', action: 'observe' }), 409, 'campaign_paused');
   });
 });
 

@@ -109,7 +109,7 @@ describe('a remote blocker', () => {
 
     // An answer that names another question is refused by the chart's answerMatchesQuestion.
     const stale = await supervisor.campaignAction({ campaign_id: 'c1', action: 'answer', text: 'Yes.', question_key: `${pending.key}-old` });
-    expect(stale).toMatchObject({ ok: false, error: { code: 'action_not_allowed', message: 'That question is no longer pending.' } });
+    expect(stale).toMatchObject({ ok: false, error: { code: 'question_stale', message: 'That question is no longer pending.' } });
     expect(summaryOf(supervisor, 'c1').attention).toBe('needs-you');
     const answered = await supervisor.campaignAction({ campaign_id: 'c1', action: 'answer', text: 'Yes, lower it to 1e-4.', question_key: pending.key });
     expect(answered.ok).toBe(true);
@@ -123,7 +123,7 @@ describe('a remote blocker', () => {
 
     // A second answer has nothing to answer; the remote still waiting publishes nothing new.
     const again = await supervisor.campaignAction({ campaign_id: 'c1', action: 'answer', text: 'again' });
-    expect(again).toMatchObject({ ok: false, error: { code: 'action_not_allowed' } });
+    expect(again).toMatchObject({ ok: false, error: { code: 'no_pending_question' } });
     await observe(supervisor, 'c1', 3);
     expect(kindsOf(supervisor, 'c1')).toEqual(['STAGE_TRANSITION', 'NEEDS_YOU']);
     expect(summaryOf(supervisor, 'c1').pending_question).toBeNull();

@@ -1,0 +1,58 @@
+/**
+ * The campaign's basic nouns, shared by its events (`campaign.types.ts`) and its effects'
+ * input and output (`campaign.effect-io.ts`): mutations, lease readbacks, the remembered
+ * remote view, read failures and the binding. Plain data only.
+ * @module
+ */
+
+/** The four fenced mutations. Claim and renew are lease operations with their own actors. */
+export type MutationKind = 'submit' | 'intervene' | 'cancel' | 'release';
+
+export type Mutation =
+  | { kind: 'submit'; text: string }
+  | { kind: 'intervene'; instruction: string }
+  | { kind: 'cancel'; reason: string }
+  | { kind: 'release' };
+
+/** The remote lease as read back, with the instant it was read (services' clock, ISO). */
+export interface LeaseReadback {
+  holder: string;
+  epoch: number;
+  expiresAt: string;
+  readAt: string;
+}
+
+/**
+ * What the campaign remembers of its remote task between reads: only the material fields, and
+ * the fingerprint they were reduced from (an unchanged read costs one string comparison).
+ */
+export interface RemoteView {
+  taskId: string;
+  contextId: string;
+  state: 'submitted' | 'working' | 'input-required' | 'auth-required' | 'completed' | 'failed' | 'canceled' | 'rejected' | 'unknown';
+  stage: string | null;
+  /** Last revision seen; kept for dedupe and diagnostics, never material on its own. */
+  revision: number | null;
+  attempt: number | null;
+  attemptId: string | null;
+  artifactIds: string[];
+  lease: { contextId: string; holder: string; epoch: number; expiresAt: string; ttlSeconds: number } | null;
+  missionComplete: boolean;
+  latestAgentMessageDigest: string | null;
+  fingerprint: string;
+  observedAt: string;
+}
+
+export interface ReadFailures {
+  consecutive: number;
+  /** Before this instant the heartbeat's TICK does not read (backoff); an operator's observe does. */
+  nextReadAt: string | null;
+  /** The one CRITICAL of this failure streak has been published. */
+  criticalRaised: boolean;
+}
+
+/** Where the campaign acts: the document's remote binding, as of this event. */
+export interface BindingFacts {
+  taskId: string | null;
+  contextId: string | null;
+}
