@@ -9,7 +9,7 @@ import type { InspectionEvent } from 'xstate';
 import { campaignMachine, type CampaignMachine } from '../../machines/campaign.machine.js';
 import type { CampaignEmitted, OperatorEvent } from '../../machines/campaign.types.js';
 import type { CampaignDocument, PublicEvent } from '../../persistence/campaign-document.js';
-import type { CampaignStore, WriteResult } from '../../persistence/campaign-store.js';
+import type { CampaignStore, LoadResult, WriteResult } from '../../persistence/campaign-store.js';
 import type { StoreFailure } from '../../persistence/store-errors.js';
 import { CampaignHost, MachineRestoreError, type KeepInSave, type SendOutcome } from '../campaign/campaign-host.js';
 import type { SaveResult } from '../campaign/campaign-save.js';
@@ -117,15 +117,18 @@ export function createCampaignSystem(opts: CampaignSystemOptions) {
      * (intents in doubt). The registry keeps the store's (sorted) order whatever the arrival order.
      */
     async load(concurrency = 32, onHosted?: (host: CampaignHost) => void): Promise<void> {
-      const loaded = await opts.store.loadAll({
-        concurrency,
-        onResult: (result) => {
-          if (!result.ok) return reportCorrupt(result.id, result.code, result.reason);
-          opts.onLoaded?.(result.doc);
-          const hosted = host(result.doc);
-          if (hosted) onHosted?.(hosted);
-        },
-      });
+      const seen = new Set<string>();
+      const arrive = (result: LoadResult): void => {
+        if (seen.has(result.id)) return;
+        seen.add(result.id);
+        if (!result.ok) return reportCorrupt(result.id, result.code, result.reason);
+        opts.onLoaded?.(result.doc);
+        const hosted = host(result.doc);
+        if (hosted) onHosted?.(hosted);
+      };
+      const loaded = await opts.store.loadAll({ concurrency, onResult: arrive });
+      // A store that does not stream its results (`onResult` is optional) is hosted here.
+      for (const result of loaded) arrive(result);
       const arrived = new Map(hosts);
       hosts.clear();
       for (const result of loaded) {
