@@ -85,7 +85,10 @@ export class CampaignActions {
   allowedActions(host: CampaignHost, snapshot: CampaignSnapshot = host.getSnapshot()): string[] {
     if (snapshot.status !== 'active') return [];
     const allowed: string[] = [];
+    // `act` refuses these before the chart is asked (supervisor_disabled, remote_not_configured).
+    const noRemote = this.deps.noRemote() !== null;
     for (const action of OPERATOR_ACTIONS) {
+      if (noRemote && NEEDS_REMOTE.has(action)) continue;
       const event = action === 'observe' ? this.tick(host, snapshot) : this.eventFor(host, representative(action, snapshot), this.deps.mutationInFlight(host.id), snapshot);
       if (snapshot.can(event)) allowed.push(action);
     }
