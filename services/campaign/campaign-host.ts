@@ -189,7 +189,11 @@ export class CampaignHost {
 
   /** The journal write of `journalIntent`: durable (fsynced) before the relay sends anything. */
   journal(intent: { requestId: string; action: MutationKind; epoch: number; payloadDigest: string; createdAt: string }): Promise<void> {
+    // Queued by this actor: if a failed save rewinds it meanwhile, the actor that would relay
+    // this intent is gone, and an intent journaled for nobody would block every later mutation.
+    const actor = this.actor;
     return this.enqueue(async () => {
+      if (actor !== this.actor) throw new Error('journal_superseded');
       let refused: string | null = null;
       const written = await this.deps.store.transact(this.id, (doc) => {
         const recorded = recordIntent(doc, intent);
