@@ -14,7 +14,7 @@ import type { CampaignEmitted, CampaignEvent, MutationKind, OperatorEvent, TickE
 import type { CampaignDocument } from '../../persistence/campaign-document.js';
 import type { CampaignStore, WriteResult } from '../../persistence/campaign-store.js';
 import { recordIntent } from '../../persistence/intent-journal.js';
-import type { StoreFailure } from '../../persistence/store-errors.js';
+import { failure, type StoreFailure } from '../../persistence/store-errors.js';
 import { crashPoint } from '../runtime/fault-points.js';
 import { applySave, isDurable, type SaveResult } from './campaign-save.js';
 import { factsOf, type CampaignFacts, type CampaignSnapshot } from './projection.js';
@@ -293,7 +293,11 @@ export class CampaignHost {
     const doubtCode = this.doubtCode;
     const inDoubt = this.inDoubt;
     const carriesOutcome = emitted.some((e) => e.type === 'INTENT_SETTLED');
+    const actor = this.actor;
     return this.enqueue(async () => {
+      // An earlier save failed and rewound the actor: this snapshot is of an actor that no longer
+      // exists, so writing (or confirming) it would put the disk ahead of the live actor.
+      if (actor !== this.actor) return failure('io_failed', 'not written: an earlier write of this campaign failed and its actor was rewound');
       // The chaos qualification kills the process here: the relay answered, its outcome is not on disk.
       if (carriesOutcome) crashPoint('before_outcome_write');
       let saved: SaveResult | null = null;
