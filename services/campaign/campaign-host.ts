@@ -216,7 +216,10 @@ export class CampaignHost {
       const written = await this.deps.store.transact(this.id, change);
       if (!written.ok) {
         this.deps.onWriteFailed(this, written);
-        if (this.corrupt !== null) this.stopActor();
+        if (this.corrupt !== null) {
+          this.stopActor();
+          this.releaseWaiters(written);
+        }
       }
       return written;
     });
@@ -333,18 +336,23 @@ export class CampaignHost {
     this.actor.stop();
     this.pending = [];
     this.inDoubt = null;
-    const waiters = this.tickWaiters;
-    this.tickWaiters = [];
-    waiters.forEach((resolve) => resolve());
-    const stranded = [...this.collectors];
-    this.collectors.clear();
-    for (const c of stranded) c.resolve({ emitted: c.emitted, snapshot: this.actor.getSnapshot(), save: failed });
+    this.releaseWaiters(failed);
     if (this.corrupt !== null) return;
     if (emitted.some((e) => e.type === 'INTENT_SETTLED')) this.doubtCode = 'outcome_unrecorded';
     this.actor = this.spawn();
     this.holdSaves = true;
     this.start();
     this.deps.onViewChanged(this);
+  }
+
+  /** The actor was stopped: a tick or an action waiting for it would wait forever (and hold its sweep). */
+  private releaseWaiters(failed: Extract<WriteResult, { ok: false }>): void {
+    const waiters = this.tickWaiters;
+    this.tickWaiters = [];
+    waiters.forEach((resolve) => resolve());
+    const stranded = [...this.collectors];
+    this.collectors.clear();
+    for (const c of stranded) c.resolve({ emitted: c.emitted, snapshot: this.actor.getSnapshot(), save: failed });
   }
 }
 
