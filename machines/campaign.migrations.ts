@@ -73,6 +73,7 @@ export function migrateCampaign2to3(snapshot2: unknown, facts: CampaignV1Facts):
       // A quiescent campaign@2 snapshot had no live children; campaign@3 starts none on restore.
       children: {},
     };
+    checkCoherent(snapshot);
     return { ok: true, version: CAMPAIGN_MACHINE_VERSION, snapshot };
   } catch (error) {
     if (error instanceof Refused) return { ok: false, reason: `campaign@2 snapshot: ${error.message}` };
@@ -89,6 +90,17 @@ function migrateValue(value: unknown): unknown {
   if (typeof active.attention !== 'string' || !ATTENTION.includes(active.attention)) refuse(`attention state ${JSON.stringify(active.attention)?.slice(0, 80)} unknown`);
   if (Object.keys(active).length !== 2) refuse('value.active has regions campaign@2 did not have');
   return { active: { authority: active.authority, attention: active.attention, heartbeat: 'idle' } };
+}
+
+/**
+ * campaign@2 entered `controlling` only by adopting a lease and `ambiguous-intent` only with its
+ * intent: a snapshot in either without it restores into a state whose rules can never hold
+ * (a release with no epoch, a readback of no request id), so it is refused, not guessed.
+ */
+function checkCoherent(snapshot: PersistedCampaignSnapshot3): void {
+  const authority = JSON.stringify((snapshot.value as { active?: { authority?: unknown } }).active?.authority ?? null);
+  if (authority === '{"controlling":"ready"}' && snapshot.context.lease === null) refuse('controlling without a lease in its context');
+  if (authority === '{"ambiguous-intent":"unresolved"}' && snapshot.context.pendingIntent === null) refuse('ambiguous-intent without its pending intent');
 }
 
 function migrateContext(old: Record<string, unknown>, facts: CampaignV1Facts): CampaignContext {

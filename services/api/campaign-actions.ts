@@ -86,7 +86,10 @@ export class CampaignActions {
   allowedActions(host: CampaignHost, snapshot: CampaignSnapshot = host.getSnapshot()): string[] {
     if (snapshot.status !== 'active') return [];
     const allowed: string[] = [];
+    // `act` refuses these before the chart is asked (supervisor_disabled, remote_not_configured).
+    const noRemote = this.deps.noRemote() !== null;
     for (const action of OPERATOR_ACTIONS) {
+      if (noRemote && NEEDS_REMOTE.has(action)) continue;
       const event = action === 'observe' ? this.tick(host, snapshot) : this.eventFor(host, representative(action, snapshot), this.deps.mutationInFlight(host.id), snapshot);
       if (snapshot.can(event)) allowed.push(action);
     }
@@ -210,7 +213,8 @@ function mutationAnswer(e: CampaignEmitted[], event: Extract<OperatorEvent, { ty
   }
   if (refused) {
     if (refused.code.startsWith('remote_')) return fail('remote_unavailable', `The lease could not be read back (${refused.code}); nothing was sent.`);
-    if (!refused.journaled && /journal|io_failed|lock_timeout|intent_/.test(refused.code)) return fail('action_not_allowed', 'The intent could not be journaled; nothing was sent.');
+    // The chart's journalIntent onError: the store could not write the intent (a server error, 503).
+    if (!refused.journaled && refused.code === 'storage_unavailable') return fail('storage_unavailable', 'The intent could not be journaled in the state storage; nothing was sent. Try again later.');
     return refusalResult(refused.code);
   }
   return fail('mutation_in_doubt', `The ${kind} outcome is not known; it will not be re-sent. Use resolve_intent.`);

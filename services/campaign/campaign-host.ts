@@ -14,7 +14,7 @@ import type { CampaignEmitted, CampaignEvent, MutationKind, OperatorEvent, TickE
 import type { CampaignDocument } from '../../persistence/campaign-document.js';
 import type { CampaignStore, WriteResult } from '../../persistence/campaign-store.js';
 import { recordIntent } from '../../persistence/intent-journal.js';
-import type { StoreFailure } from '../../persistence/store-errors.js';
+import { failure, type StoreFailure } from '../../persistence/store-errors.js';
 import { crashPoint } from '../runtime/fault-points.js';
 import { applySave, isDurable, type SaveResult } from './campaign-save.js';
 import { describeStates } from '../../machines/campaign.projection.js';
@@ -190,7 +190,11 @@ export class CampaignHost {
 
   /** The journal write of `journalIntent`: durable (fsynced) before the relay sends anything. */
   journal(intent: { requestId: string; action: MutationKind; epoch: number; payloadDigest: string; createdAt: string }): Promise<void> {
+    // Queued by this actor: if a failed save rewinds it meanwhile, the actor that would relay
+    // this intent is gone, and an intent journaled for nobody would block every later mutation.
+    const actor = this.actor;
     return this.enqueue(async () => {
+      if (actor !== this.actor) throw new Error('journal_superseded');
       let refused: string | null = null;
       const written = await this.deps.store.transact(this.id, (doc) => {
         const recorded = recordIntent(doc, intent);
@@ -213,7 +217,10 @@ export class CampaignHost {
       const written = await this.deps.store.transact(this.id, change);
       if (!written.ok) {
         this.deps.onWriteFailed(this, written);
-        if (this.corrupt !== null) this.stopActor();
+        if (this.corrupt !== null) {
+          this.stopActor();
+          this.releaseWaiters(written);
+        }
       }
       return written;
     });
@@ -291,7 +298,11 @@ export class CampaignHost {
     const doubtCode = this.doubtCode;
     const inDoubt = this.inDoubt;
     const carriesOutcome = emitted.some((e) => e.type === 'INTENT_SETTLED');
+    const actor = this.actor;
     return this.enqueue(async () => {
+      // An earlier save failed and rewound the actor: this snapshot is of an actor that no longer
+      // exists, so writing (or confirming) it would put the disk ahead of the live actor.
+      if (actor !== this.actor) return failure('io_failed', 'not written: an earlier write of this campaign failed and its actor was rewound');
       // The chaos qualification kills the process here: the relay answered, its outcome is not on disk.
       if (carriesOutcome) crashPoint('before_outcome_write');
       let saved: SaveResult | null = null;
@@ -327,18 +338,23 @@ export class CampaignHost {
     this.actor.stop();
     this.pending = [];
     this.inDoubt = null;
-    const waiters = this.tickWaiters;
-    this.tickWaiters = [];
-    waiters.forEach((resolve) => resolve());
-    const stranded = [...this.collectors];
-    this.collectors.clear();
-    for (const c of stranded) c.resolve({ emitted: c.emitted, snapshot: this.actor.getSnapshot(), save: failed });
+    this.releaseWaiters(failed);
     if (this.corrupt !== null) return;
     if (emitted.some((e) => e.type === 'INTENT_SETTLED')) this.doubtCode = 'outcome_unrecorded';
     this.actor = this.spawn();
     this.holdSaves = true;
     this.start();
     this.deps.onViewChanged(this);
+  }
+
+  /** The actor was stopped: a tick or an action waiting for it would wait forever (and hold its sweep). */
+  private releaseWaiters(failed: Extract<WriteResult, { ok: false }>): void {
+    const waiters = this.tickWaiters;
+    this.tickWaiters = [];
+    waiters.forEach((resolve) => resolve());
+    const stranded = [...this.collectors];
+    this.collectors.clear();
+    for (const c of stranded) c.resolve({ emitted: c.emitted, snapshot: this.actor.getSnapshot(), save: failed });
   }
 }
 

@@ -1,0 +1,68 @@
+/**
+ * Attack on the host's rewind: a heartbeat save (a material read) is queued and slow; the
+ * operator pauses the controlling campaign, whose save queues behind it; the first save fails,
+ * so the host rewinds the live actor to its last durable snapshot (not paused). The pause's
+ * save, taken from the actor that no longer exists, must not land and must not be confirmed:
+ * else the API says "paused", the disk says paused, and the live actor keeps renewing the lease
+ * and accepting mutations. Real loopback simulator, real store, one write failing on demand.
+ */
+import * as fsp from 'node:fs/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { DurableFs } from '../../persistence/durable-json-adapter.js';
+import { loadConfig } from '../../services/runtime/config.js';
+import { createSupervisor } from '../../services/runtime/supervisor.js';
+import { startSimulator } from '../../simulator/index.js';
+import { createScope, envFor, tempStateRoot, until } from '../fixtures/supervisor-harness.js';
+
+const scope = createScope();
+afterEach(() => scope.dispose());
+
+function oneSlowFailure() {
+  const state = { armed: false, started: false };
+  const fs: DurableFs = {
+    open: async (file, flags, mode) => {
+      if (state.armed && flags === 'wx') {
+        state.armed = false;
+        state.started = true;
+        await new Promise((r) => setTimeout(r, 400));
+        throw Object.assign(new Error(`EIO: simulated, open '${file}'`), { code: 'EIO', syscall: 'open', path: file });
+      }
+      return fsp.open(file, flags, mode);
+    },
+    rename: (from, to) => fsp.rename(from, to),
+    unlink: (file) => fsp.unlink(file),
+    readFile: (file, encoding) => fsp.readFile(file, encoding),
+  };
+  return { fs, state };
+}
+
+describe('a save queued behind a save that fails', () => {
+  it('is neither written nor confirmed: the answer, the disk and the live actor agree', { timeout: 20_000 }, async () => {
+    const sim = scope.defer(await startSimulator({ port: 0 }), (s) => s.close());
+    const stateRoot = await tempStateRoot(scope);
+    const { fs, state } = oneSlowFailure();
+    const supervisor = await createSupervisor({ config: loadConfig(envFor({ stateRoot, url: sim.url })), storeFs: fs });
+    await supervisor.start({ heartbeat: false, initialSweep: false });
+    scope.defer(supervisor, (s) => s.stop());
+    const [taskId] = sim.createTasks(1, 'training');
+    expect((await supervisor.campaigns({ action: 'create', campaign_id: 'c1', objective: 'o', remote_task_id: taskId })).ok).toBe(true);
+    expect((await supervisor.observe('c1')).ok).toBe(true);
+    expect((await supervisor.campaignAction({ campaign_id: 'c1', action: 'claim' })).ok).toBe(true);
+
+    sim.advance(taskId!);
+    state.armed = true;
+    const sweeping = supervisor.sweep();
+    await until(() => state.started, 'the heartbeat save to reach the file system');
+    const paused = await supervisor.campaignAction({ campaign_id: 'c1', action: 'pause' });
+    await sweeping;
+    const host = supervisor.system!.host('c1')!;
+    await host.whenWritten();
+
+    const live = host.getSnapshot().matches('paused');
+    const loaded = await supervisor.store!.load('c1');
+    if (!loaded.ok) throw new Error(loaded.reason);
+    const onDisk = (loaded.doc.machine.snapshot as { value: unknown }).value === 'paused';
+    // Whatever happened, the operator was told the truth and memory matches the disk.
+    expect({ answered: paused.ok, live, onDisk }).toEqual({ answered: live, live, onDisk: live });
+  });
+});
