@@ -18,6 +18,7 @@ import { failure, type StoreFailure } from '../../persistence/store-errors.js';
 import { crashPoint } from '../runtime/fault-points.js';
 import { applySave, isDurable, type SaveResult } from './campaign-save.js';
 import { describeStates } from '../../machines/campaign.projection.js';
+import { HostWaiters, tickBusy, type Collector, type KeepInSave, type SendOutcome } from './host-waiters.js';
 import { factsOf, type CampaignFacts, type CampaignSnapshot } from './projection.js';
 
 export interface CampaignHostDeps {
@@ -35,24 +36,7 @@ export interface CampaignHostDeps {
   onWriteFailed(host: CampaignHost, failure: StoreFailure<string>): void;
 }
 
-/** What an operator event caused, once the actor is quiescent again and its save is done. */
-export interface SendOutcome {
-  emitted: CampaignEmitted[];
-  snapshot: CampaignSnapshot;
-  /** The save that followed (null: nothing durable changed, nothing written). */
-  save: WriteResult | null;
-}
-
-/** Kept in the same write as the outcome (an Idempotency-Key answer), built from the outcome. */
-export type KeepInSave = (doc: CampaignDocument, outcome: Omit<SendOutcome, 'save'>) => CampaignDocument;
-
-interface Collector {
-  /** The snapshot that ends what the event caused. */
-  done(snapshot: CampaignSnapshot): boolean;
-  emitted: CampaignEmitted[];
-  keep: KeepInSave | undefined;
-  resolve(outcome: SendOutcome): void;
-}
+export type { KeepInSave, SendOutcome } from './host-waiters.js';
 
 export class MachineRestoreError extends Error {
   readonly code = 'machine_version_unknown';
@@ -72,8 +56,7 @@ export class CampaignHost {
   private holdSaves = false;
   private readonly deps: CampaignHostDeps;
   private pending: CampaignEmitted[] = [];
-  private readonly collectors = new Set<Collector>();
-  private tickWaiters: (() => void)[] = [];
+  private readonly waiters = new HostWaiters();
   private writes: Promise<void> = Promise.resolve();
   private savedContext: unknown;
   private savedStateKey = '';
@@ -159,7 +142,7 @@ export class CampaignHost {
     this.holdSaves = false;
     this.actor.send(event);
     if (!tickBusy(this.actor.getSnapshot())) return this.writes;
-    return new Promise<void>((resolve) => this.tickWaiters.push(resolve));
+    return this.waiters.waitForTick();
   }
 
   /** Sends one operator event (the API checked `can()` first) and resolves with what it caused. */
@@ -180,11 +163,11 @@ export class CampaignHost {
   private collect(event: CampaignEvent, done: (s: CampaignSnapshot) => boolean, keep?: KeepInSave): Promise<SendOutcome> {
     return new Promise<SendOutcome>((resolve) => {
       const collector: Collector = { done, emitted: [], keep, resolve };
-      this.collectors.add(collector);
+      this.waiters.add(collector);
       this.holdSaves = false;
       this.actor.send(event);
       // XState processed the event synchronously; if the subscription was not told, settle now.
-      if (this.collectors.has(collector)) this.onSnapshot(this.actor.getSnapshot());
+      if (this.waiters.has(collector)) this.onSnapshot(this.actor.getSnapshot());
     });
   }
 
@@ -219,7 +202,7 @@ export class CampaignHost {
         this.deps.onWriteFailed(this, written);
         if (this.corrupt !== null) {
           this.stopActor();
-          this.releaseWaiters(written);
+          this.waiters.releaseAll(this.actor.getSnapshot(), written);
         }
       }
       return written;
@@ -255,7 +238,7 @@ export class CampaignHost {
 
   private onEmitted(event: CampaignEmitted): void {
     if (isDurable(event)) this.pending.push(event);
-    for (const c of this.collectors) c.emitted.push(event);
+    this.waiters.heard(event);
     this.deps.onEmitted(this, event);
   }
 
@@ -263,9 +246,7 @@ export class CampaignHost {
     const quiescent = isQuiescent(snapshot);
     const stateKey = durableStateKey(snapshot);
     const changed = snapshot.context !== this.savedContext || stateKey !== this.savedStateKey;
-    // Most snapshots are a heartbeat's: no operator event waits on them, so allocate nothing.
-    const finishing = this.collectors.size === 0 ? NO_COLLECTORS : [...this.collectors].filter((c) => c.done(snapshot));
-    for (const c of finishing) this.collectors.delete(c);
+    const finishing = this.waiters.finishing(snapshot);
     let save: Promise<WriteResult | null> | null = null;
     if (quiescent && this.corrupt === null && !this.holdSaves && (changed || this.pending.length > 0)) {
       save = this.save(snapshot, stateKey, finishing);
@@ -277,11 +258,7 @@ export class CampaignHost {
         for (const c of finishing) c.resolve({ emitted: c.emitted, snapshot, save: result });
       });
     }
-    if (this.tickWaiters.length && !tickBusy(snapshot)) {
-      const waiters = this.tickWaiters;
-      this.tickWaiters = [];
-      void this.writes.then(() => waiters.forEach((resolve) => resolve()));
-    }
+    this.waiters.releaseTicks(snapshot, this.writes);
     for (const listener of this.listeners) listener(snapshot);
   }
 
@@ -338,7 +315,7 @@ export class CampaignHost {
     this.actor.stop();
     this.pending = [];
     this.inDoubt = null;
-    this.releaseWaiters(failed);
+    this.waiters.releaseAll(this.actor.getSnapshot(), failed);
     if (this.corrupt !== null) return;
     if (emitted.some((e) => e.type === 'INTENT_SETTLED')) this.doubtCode = 'outcome_unrecorded';
     this.actor = this.spawn();
@@ -347,27 +324,12 @@ export class CampaignHost {
     this.deps.onViewChanged(this);
   }
 
-  /** The actor was stopped: a tick or an action waiting for it would wait forever (and hold its sweep). */
-  private releaseWaiters(failed: Extract<WriteResult, { ok: false }>): void {
-    const waiters = this.tickWaiters;
-    this.tickWaiters = [];
-    waiters.forEach((resolve) => resolve());
-    const stranded = [...this.collectors];
-    this.collectors.clear();
-    for (const c of stranded) c.resolve({ emitted: c.emitted, snapshot: this.actor.getSnapshot(), save: failed });
-  }
 }
 
 const noop = (): void => undefined;
-const NO_COLLECTORS: Collector[] = [];
 const MUTATIONS: readonly string[] = ['submit', 'intervene', 'cancel', 'release'];
 const isMutation = (action: string): action is MutationKind => MUTATIONS.includes(action);
 
-/** A tick is over when neither its status read nor a renewal it started is running. */
-const tickBusy = (snapshot: CampaignSnapshot): boolean => {
-  const children = snapshot.children as Record<string, unknown>;
-  return children.readStatus !== undefined || children.renewLease !== undefined;
-};
 
 /**
  * The state outside the heartbeat region (reading ↔ idle is never durable), as a short key:
