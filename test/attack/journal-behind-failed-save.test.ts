@@ -7,36 +7,15 @@
  * a restart would report a mutation "in doubt" that was never sent).
  * Real loopback simulator, real store on a file system that fails one write on demand.
  */
-import * as fsp from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { DurableFs } from '../../persistence/durable-json-adapter.js';
 import { loadConfig } from '../../services/runtime/config.js';
 import { createSupervisor } from '../../services/runtime/supervisor.js';
 import { startSimulator } from '../../simulator/index.js';
+import { oneSlowFailure } from '../fixtures/slow-failing-fs.js';
 import { createScope, envFor, tempStateRoot, until } from '../fixtures/supervisor-harness.js';
 
 const scope = createScope();
 afterEach(() => scope.dispose());
-
-/** A file system whose next temp-file open waits, then fails with EIO (once). */
-function oneSlowFailure() {
-  const state = { armed: false, started: false };
-  const fs: DurableFs = {
-    open: async (file, flags, mode) => {
-      if (state.armed && flags === 'wx') {
-        state.armed = false;
-        state.started = true;
-        await new Promise((r) => setTimeout(r, 400));
-        throw Object.assign(new Error(`EIO: simulated, open '${file}'`), { code: 'EIO', syscall: 'open', path: file });
-      }
-      return fsp.open(file, flags, mode);
-    },
-    rename: (from, to) => fsp.rename(from, to),
-    unlink: (file) => fsp.unlink(file),
-    readFile: (file, encoding) => fsp.readFile(file, encoding),
-  };
-  return { fs, state };
-}
 
 describe('a journal write queued behind a save that fails', () => {
   it('does not leave an intent on disk that the rewound actor never sent', { timeout: 20_000 }, async () => {

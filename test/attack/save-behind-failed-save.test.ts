@@ -6,35 +6,15 @@
  * else the API says "paused", the disk says paused, and the live actor keeps renewing the lease
  * and accepting mutations. Real loopback simulator, real store, one write failing on demand.
  */
-import * as fsp from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { DurableFs } from '../../persistence/durable-json-adapter.js';
 import { loadConfig } from '../../services/runtime/config.js';
 import { createSupervisor } from '../../services/runtime/supervisor.js';
 import { startSimulator } from '../../simulator/index.js';
+import { oneSlowFailure } from '../fixtures/slow-failing-fs.js';
 import { createScope, envFor, tempStateRoot, until } from '../fixtures/supervisor-harness.js';
 
 const scope = createScope();
 afterEach(() => scope.dispose());
-
-function oneSlowFailure() {
-  const state = { armed: false, started: false };
-  const fs: DurableFs = {
-    open: async (file, flags, mode) => {
-      if (state.armed && flags === 'wx') {
-        state.armed = false;
-        state.started = true;
-        await new Promise((r) => setTimeout(r, 400));
-        throw Object.assign(new Error(`EIO: simulated, open '${file}'`), { code: 'EIO', syscall: 'open', path: file });
-      }
-      return fsp.open(file, flags, mode);
-    },
-    rename: (from, to) => fsp.rename(from, to),
-    unlink: (file) => fsp.unlink(file),
-    readFile: (file, encoding) => fsp.readFile(file, encoding),
-  };
-  return { fs, state };
-}
 
 describe('a save queued behind a save that fails', () => {
   it('is neither written nor confirmed: the answer, the disk and the live actor agree', { timeout: 20_000 }, async () => {
