@@ -5,7 +5,7 @@
  * nothing journaled, nothing sent) instead of pretending.
  * @module
  */
-import { fromPromise } from 'xstate';
+import { fromCallback, fromPromise } from 'xstate';
 import type {
   ClaimLeaseInput,
   ClaimLeaseOutput,
@@ -15,8 +15,7 @@ import type {
   ReadBackIntentOutput,
   ReadLeaseInput,
   ReadLeaseOutput,
-  ReadStatusInput,
-  ReadStatusOutput,
+  ReadRequest,
   RelayMutationInput,
   RelayMutationOutput,
   RenewLeaseInput,
@@ -25,13 +24,15 @@ import type {
 
 const NOT_PROVIDED = 'actor_not_provided';
 
-/** One compact status read, reduced against the last view. */
-export const readStatus = fromPromise<ReadStatusOutput, ReadStatusInput>(async ({ input }) => ({
-  ok: false,
-  requestedAt: input.now,
-  code: NOT_PROVIDED,
-  failure: { consecutive: input.readFailures.consecutive, critical: false, backoffMs: input.cadenceMs, drafts: [] },
-}));
+/** The status reader: one compact read per READ, reduced against the last view. */
+export const statusReader = fromCallback<ReadRequest>(({ receive, sendBack }) => {
+  receive(({ input }) =>
+    sendBack({
+      type: 'READ_DONE',
+      output: { ok: false, requestedAt: input.now, code: NOT_PROVIDED, failure: { consecutive: input.readFailures.consecutive, critical: false, backoffMs: input.cadenceMs, drafts: [] } },
+    }),
+  );
+});
 
 /** Claims the lease (learning the context from the task if needed), then reads it back. */
 export const claimLease = fromPromise<ClaimLeaseOutput, ClaimLeaseInput>(async ({ input }) => ({
@@ -68,4 +69,4 @@ export const readBackIntent = fromPromise<ReadBackIntentOutput, ReadBackIntentIn
   taskId: null,
 }));
 
-export const campaignActors = { readStatus, claimLease, renewLease, readLease, journalIntent, relayMutation, readBackIntent };
+export const campaignActors = { statusReader, claimLease, renewLease, readLease, journalIntent, relayMutation, readBackIntent };

@@ -48,6 +48,23 @@ export type ReadStatusOutput =
       failure: { consecutive: number; critical: boolean; backoffMs: number; drafts: PublicEventDraft[] };
     };
 
+/**
+ * The status reader is one long-lived child per campaign (id `statusReader`), asked by the
+ * chart with READ on each due TICK and answering with exactly one READ_DONE (or READ_CRASHED
+ * when the read itself threw). A child actor per read cost ~2.5 KB of promoted garbage per tick.
+ */
+export interface ReadRequest {
+  type: 'READ';
+  input: ReadStatusInput;
+}
+export interface ReadDoneEvent {
+  type: 'READ_DONE';
+  output: ReadStatusOutput;
+}
+export interface ReadCrashedEvent {
+  type: 'READ_CRASHED';
+}
+
 export interface ClaimLeaseInput {
   campaignId: string;
   controllerId: string;

@@ -13,15 +13,19 @@
  *   it leaves to `observing` (never back to control, never a resend).
  * - Snapshots are persisted only when no effect is in flight (`isQuiescent`): XState re-runs an
  *   in-flight promise actor on restore, and a relay must never run twice. A status read is not
- *   such an effect: re-running it only reads.
+ *   such an effect: a snapshot written mid-read restores in `heartbeat.idle` and the next TICK
+ *   reads again (campaign.restore.ts).
+ * - The status read is one long-lived reader per campaign (`statusReader`), asked once per due
+ *   TICK: at 10,000 campaigns a child actor per read was most of a sweep's garbage.
  * @module
  */
-import { and } from 'xstate';
+import { and, sendTo } from 'xstate';
 import { controllingState } from './campaign.controlling.js';
 import { AUTHORITY, ATTENTION, CLOSED, campaignSetup, EFFECT_IN_FLIGHT, PAUSED, rulesOf } from './campaign.setup.js';
 import { DEFAULT_CONTROLLER_ID, DEFAULT_MAX_ATTEMPTS, MAX_ATTEMPTS_BOUNDS, type CampaignContext, type CampaignInput } from './campaign.types.js';
 
-export { CAMPAIGN_MACHINE_VERSION, checkRestorable, isQuiescent } from './campaign.version.js';
+export { CAMPAIGN_MACHINE_VERSION, isQuiescent } from './campaign.version.js';
+export { checkRestorable, isKnownMachineVersion } from './campaign.restore.js';
 export type * from './campaign.types.js';
 
 export { EFFECT_IN_FLIGHT } from './campaign.setup.js';
@@ -198,15 +202,17 @@ export const campaignMachine = campaignSetup.createMachine({
         },
         heartbeat: {
           initial: 'idle',
+          // One reader for as long as the campaign is active (paused stops it); each due TICK
+          // asks it once, and only its answer leaves `reading`.
+          invoke: { id: 'statusReader', src: 'statusReader' },
           states: {
             idle: { on: { TICK: { guard: 'readDue', target: 'reading' } } },
             reading: {
-              invoke: {
-                id: 'readStatus',
-                src: 'readStatus',
-                input: ({ context, event }) => {
-                  if (event.type !== 'TICK' || event.binding.taskId === null) throw new Error('readStatus is entered only by a TICK with a bound task');
-                  return {
+              entry: sendTo('statusReader', ({ context, event }) => {
+                if (event.type !== 'TICK' || event.binding.taskId === null) throw new Error('a status read is asked only by a TICK with a bound task');
+                return {
+                  type: 'READ' as const,
+                  input: {
                     campaignId: context.campaignId,
                     controllerId: context.controllerId,
                     taskId: event.binding.taskId,
@@ -216,14 +222,16 @@ export const campaignMachine = campaignSetup.createMachine({
                     createdAt: context.createdAt,
                     cadenceMs: event.cadenceMs,
                     now: event.now,
-                  };
-                },
-                onDone: [
+                  },
+                };
+              }),
+              on: {
+                READ_DONE: [
                   { guard: { type: 'statusUnchanged', params: ({ event }) => ({ output: event.output }) }, target: 'idle', actions: { type: 'settleUnchangedRead', params: ({ event }) => ({ output: event.output }) } },
                   { guard: { type: 'statusRead', params: ({ event }) => ({ output: event.output }) }, target: 'idle', actions: { type: 'settleMaterialRead', params: ({ event }) => ({ output: event.output }) } },
                   { target: 'idle', actions: { type: 'settleFailedRead', params: ({ event }) => ({ output: event.output }) } },
                 ],
-                onError: { target: 'idle', actions: { type: 'noteError', params: { code: 'read_crashed' } } },
+                READ_CRASHED: { target: 'idle', actions: { type: 'noteError', params: { code: 'read_crashed' } } },
               },
             },
           },

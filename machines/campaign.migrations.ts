@@ -9,6 +9,7 @@
  * @module
  */
 import type { CampaignContext, MutationKind, OurLease, PendingIntent, PendingQuestion, ReadFailures, RemoteView } from './campaign.types.js';
+import { migrateCampaign3to4 } from './campaign.restore.js';
 import { CAMPAIGN_MACHINE_VERSION } from './campaign.version.js';
 
 /** The version every snapshot in a schema-v1 document was written by. */
@@ -32,7 +33,7 @@ export interface PersistedCampaignSnapshot3 {
   value: unknown;
   historyValue: unknown;
   context: CampaignContext;
-  children: Record<string, never>;
+  children: Record<string, unknown>;
   [key: string]: unknown;
 }
 
@@ -56,7 +57,7 @@ const refuse = (reason: string): never => {
   throw new Refused(reason);
 };
 
-/** `campaign@2` persisted snapshot + the v1 document's facts → a `campaign@3` persisted snapshot. */
+/** `campaign@2` persisted snapshot + the v1 document's facts → a current (`campaign@4`) persisted snapshot. */
 export function migrateCampaign2to3(snapshot2: unknown, facts: CampaignV1Facts): SnapshotMigration {
   try {
     const snap = record(snapshot2, 'snapshot');
@@ -74,7 +75,8 @@ export function migrateCampaign2to3(snapshot2: unknown, facts: CampaignV1Facts):
       children: {},
     };
     checkCoherent(snapshot);
-    return { ok: true, version: CAMPAIGN_MACHINE_VERSION, snapshot };
+    // Then what campaign@4 adds (its long-lived status reader), so the document is current.
+    return { ok: true, version: CAMPAIGN_MACHINE_VERSION, snapshot: migrateCampaign3to4(snapshot) as PersistedCampaignSnapshot3 };
   } catch (error) {
     if (error instanceof Refused) return { ok: false, reason: `campaign@2 snapshot: ${error.message}` };
     throw error;

@@ -8,6 +8,7 @@
  * @module
  */
 import type { BindingFacts, LeaseReadback, Mutation, MutationKind, ReadFailures, RemoteView } from './campaign.nouns.js';
+import type { ReadCrashedEvent, ReadDoneEvent } from './campaign.effect-io.js';
 import type { PublicEventDraft, SignificantEvent, WakeRequest } from './vocabulary.js';
 
 export type * from './campaign.nouns.js';
@@ -246,6 +247,8 @@ export type OperatorEvent =
 export type CampaignEvent =
   | OperatorEvent
   | TickEvent
+  | ReadDoneEvent
+  | ReadCrashedEvent
   | IntentInDoubtEvent
   | ForemanAssessedEvent
   | ArgusAskedEvent

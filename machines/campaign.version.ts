@@ -11,22 +11,12 @@ import type { AnyMachineSnapshot } from 'xstate';
  * migration. Guards and event payloads are not persisted: a stricter rule needs no bump, since
  * a restored snapshot simply meets the rules of this build.
  */
-export const CAMPAIGN_MACHINE_VERSION = 'campaign@3';
+export const CAMPAIGN_MACHINE_VERSION = 'campaign@4';
 
 /** The envelope the store keeps (`CampaignDocument.machine`). */
 export interface PersistedCampaignMachine {
   version: string;
   snapshot: unknown;
-}
-
-export type RestoreCheck = { ok: true; snapshot: unknown } | { ok: false; code: 'machine_version_unknown'; version: string };
-
-export const isKnownMachineVersion = (version: string): boolean => version === CAMPAIGN_MACHINE_VERSION;
-
-/** Refuses a snapshot written by any other machine version (the caller fails closed). */
-export function checkRestorable(persisted: PersistedCampaignMachine): RestoreCheck {
-  if (!isKnownMachineVersion(persisted.version)) return { ok: false, code: 'machine_version_unknown', version: persisted.version };
-  return { ok: true, snapshot: persisted.snapshot };
 }
 
 /**

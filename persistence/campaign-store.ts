@@ -23,7 +23,7 @@ import { checkDocumentTransition } from './document-transition.js';
 import { DurableJsonFile, isTempFileName, syncDirectory, type DurableFs } from './durable-json-adapter.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import type { HostingScope, WriteFence } from './ownership.js';
-import { isFailClosed, readDocument, type DocumentRead, type FailClosedCode } from './read-document.js';
+import { isFailClosed, readDocument, readDocumentSync, type DocumentRead, type FailClosedCode } from './read-document.js';
 import { PersistenceError, describeError, errnoOf, failure, ioFailure, isPersistenceError, type StoreErrorCode, type StoreFailure } from './store-errors.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, ensurePrivateLayout, storeLayout, type StoreLayout } from './store-layout.js';
 
@@ -143,23 +143,31 @@ class FileCampaignStore implements CampaignStore {
 
   async loadAll(options: { concurrency?: number; onResult?: (result: LoadResult) => void } = {}): Promise<LoadResult[]> {
     const ids = await this.listIds();
-    const results: (LoadResult | null)[] = new Array(ids.length).fill(null);
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      while (next < ids.length) {
-        const index = next++;
-        const id = ids[index]!;
-        const result = await this.load(id);
+    const results: LoadResult[] = [];
+    const batch = Math.max(1, Math.min(options.concurrency ?? 32, 256));
+    for (let i = 0; i < ids.length; i += batch) {
+      // One batch of reads, then a turn of the event loop, so the first reads of campaigns
+      // already up (a restart's pipelined sweep) keep moving while the rest load.
+      const reads = await Promise.all(ids.slice(i, i + batch).map((id) => this.loadForBoot(id)));
+      for (const result of reads) {
         // A document removed between listing and reading is simply gone.
-        if (result.ok || (result.code !== 'campaign_not_found' && result.code !== 'invalid_campaign_id')) {
-          results[index] = result as LoadResult;
-          options.onResult?.(result as LoadResult);
-        }
+        if (!result.ok && (result.code === 'campaign_not_found' || result.code === 'invalid_campaign_id')) continue;
+        results.push(result as LoadResult);
+        options.onResult?.(result as LoadResult);
       }
-    };
-    const concurrency = Math.max(1, Math.min(options.concurrency ?? 32, 256));
-    await Promise.all(Array.from({ length: Math.min(concurrency, ids.length) }, worker));
-    return results.filter((r): r is LoadResult => r !== null);
+      if (i + batch < ids.length) await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    return results;
+  }
+
+  /** `load`, read synchronously when the file system can (see `DurableFs.readFileSync`). */
+  private async loadForBoot(id: string): Promise<LoadOneResult> {
+    if (!isValidCampaignId(id)) return this.load(id);
+    const read = readDocumentSync(new DurableJsonFile<unknown>(this.layout.documentPath(id), this.options.fs ? { fs: this.options.fs } : {}), id, this.options.machineVersionKnown);
+    if (read === undefined) return this.load(id);
+    await this.afterRead(id, read);
+    if (!read.ok) return { id, ...read };
+    return read.migratedFrom ? { id, ok: true, doc: read.doc, migratedFrom: read.migratedFrom } : { id, ok: true, doc: read.doc };
   }
 
   async load(id: string): Promise<LoadOneResult> {
@@ -274,12 +282,17 @@ class FileCampaignStore implements CampaignStore {
     file = new DurableJsonFile<unknown>(this.layout.documentPath(id), this.options.fs ? { fs: this.options.fs } : {}),
   ): Promise<DocumentRead> {
     const read = await readDocument(file, id, this.options.machineVersionKnown);
+    await this.afterRead(id, read);
+    return read;
+  }
+
+  /** A read that fails closed is reported; an in-memory migration is logged once. */
+  private async afterRead(id: string, read: DocumentRead): Promise<void> {
     if (isFailClosed(read)) await this.report(id, read.code, read.reason);
     if (read.ok && read.migratedFrom && !this.migrationLogged.has(id)) {
       this.migrationLogged.add(id);
       this.options.logger?.info?.({ campaignId: id, fromVersion: read.migratedFrom }, 'campaign document migrated in memory; the next write stores the current schema');
     }
-    return read;
   }
 
   private async report(id: string, code: FailClosedCode, reason: string): Promise<void> {

@@ -14,6 +14,7 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
@@ -26,6 +27,12 @@ export interface DurableFs {
   rename(from: string, to: string): Promise<void>;
   unlink(file: string): Promise<void>;
   readFile(file: string, encoding: 'utf8'): Promise<string>;
+  /**
+   * Optional: the bulk load at boot reads synchronously in small batches when it is there.
+   * Thousands of ~1 KB documents read through the thread pool (open, fstat, read, close: four
+   * round trips each) cost about 7x the CPU of plain synchronous reads of a warm file cache.
+   */
+  readFileSync?(file: string, encoding: 'utf8'): string;
 }
 
 export interface DurableJsonFileOptions {
@@ -45,6 +52,7 @@ const nodeFs: DurableFs = {
   rename: fsp.rename,
   unlink: fsp.unlink,
   readFile: (file, encoding) => fsp.readFile(file, encoding),
+  readFileSync: (file, encoding) => readFileSync(file, encoding),
 };
 
 /** Temp files start with a dot so no listing of documents can mistake one for a campaign. */
@@ -67,6 +75,18 @@ export class DurableJsonFile<T> implements Adapter<T> {
   async readText(): Promise<string | null> {
     try {
       return await this.fs.readFile(this.file, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw new PersistenceError('io_failed', `cannot read ${path.basename(this.file)}: ${describeError(error)}`, { cause: error });
+    }
+  }
+
+  /** Like `readText`, synchronously; undefined when this file system has no synchronous read. */
+  readTextSync(): string | null | undefined {
+    const read = this.fs.readFileSync;
+    if (!read) return undefined;
+    try {
+      return read(this.file, 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw new PersistenceError('io_failed', `cannot read ${path.basename(this.file)}: ${describeError(error)}`, { cause: error });

@@ -3,8 +3,9 @@
  * need no lock because every write is an atomic rename, so a reader sees old or new bytes.
  * @module
  */
+import path from 'node:path';
 import { parseCampaignDocument, type CampaignDocument } from './campaign-document.js';
-import type { DurableJsonFile } from './durable-json-adapter.js';
+import { parseJsonDocument, type DurableJsonFile } from './durable-json-adapter.js';
 import { failure, ioFailure, isPersistenceError, type StoreFailure } from './store-errors.js';
 
 export type FailClosedCode = 'document_corrupt' | 'document_version_unknown' | 'machine_version_unknown';
@@ -21,14 +22,35 @@ export type DocumentRead =
  *   at every read, exactly like a corrupt document (reported, never rewritten).
  */
 export async function readDocument(file: DurableJsonFile<unknown>, id: string, machineVersionKnown?: (version: string) => boolean): Promise<DocumentRead> {
+  let text: string | null;
+  try {
+    text = await file.readText();
+  } catch (error) {
+    return ioFailure(error);
+  }
+  return classifyDocument(text, file, id, machineVersionKnown);
+}
+
+/** `readDocument` without the thread pool (the boot's bulk load); undefined when the fs cannot. */
+export function readDocumentSync(file: DurableJsonFile<unknown>, id: string, machineVersionKnown?: (version: string) => boolean): DocumentRead | undefined {
+  let text: string | null | undefined;
+  try {
+    text = file.readTextSync();
+  } catch (error) {
+    return ioFailure(error);
+  }
+  return text === undefined ? undefined : classifyDocument(text, file, id, machineVersionKnown);
+}
+
+function classifyDocument(text: string | null, file: DurableJsonFile<unknown>, id: string, machineVersionKnown?: (version: string) => boolean): DocumentRead {
+  if (text === null) return failure('campaign_not_found', `no campaign ${id}`);
   let raw: unknown;
   try {
-    raw = await file.read();
+    raw = parseJsonDocument(text, path.basename(file.file));
   } catch (error) {
     if (isPersistenceError(error) && error.code === 'document_corrupt') return failure('document_corrupt', error.message);
     return ioFailure(error);
   }
-  if (raw === null) return failure('campaign_not_found', `no campaign ${id}`);
   const parsed = parseCampaignDocument(raw, id);
   const version = parsed.ok ? parsed.doc.machine?.version : undefined;
   if (version !== undefined && machineVersionKnown && !machineVersionKnown(version)) {

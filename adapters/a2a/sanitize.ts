@@ -42,7 +42,10 @@ const INVISIBLE_CHARS = /[\p{Cf}\u034f\u115f\u1160\u3164\uffa0\ufe00-\ufe0f\u{e0
 // eslint-disable-next-line no-control-regex
 const ANSI_SEQUENCES = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u009b[0-?]*[ -/]*[@-~]/g;
 /** Credential-shaped values whatever the configured secrets are: `Bearer x`, `X-API-KEY: x`, `x-api-key=x`. */
-const CREDENTIAL_SHAPES = /\b(bearer|basic)(\s+|%20|\+)[^\s"',;]+|\b(x[-_]?api[-_]?key|api[-_]?key|authorization)(["']?\s*[:=]\s*["']?|%3a|%3d)[^\s"',;]+/gi;
+// A header's value may carry its scheme (`Authorization: Bearer x`): the scheme is kept and the
+// credential after it is what gets redacted, never the scheme word alone.
+const CREDENTIAL_SHAPES =
+  /\b(bearer|basic)(\s+|%20|\+)[^\s"',;]+|\b(x[-_]?api[-_]?key|api[-_]?key|authorization)(["']?\s*[:=]\s*["']?|%3a|%3d)(?:(bearer|basic|token|digest)(?:\s+|%20|\+))?[^\s"',;]+/gi;
 const REDACTED = '[REDACTED]';
 
 /** A secret shorter than this is not a credential (and redacting it would shred normal text). */
@@ -61,8 +64,8 @@ export function redactSecrets(text: string, secrets: readonly string[]): string 
       out = out.replace(new RegExp(escapeRegExp(secret), 'gi'), REDACTED);
     }
   }
-  return out.replace(CREDENTIAL_SHAPES, (_m, scheme: string | undefined, _sp, header: string | undefined) =>
-    scheme ? `${scheme} ${REDACTED}` : `${header}: ${REDACTED}`,
+  return out.replace(CREDENTIAL_SHAPES, (_m, scheme: string | undefined, _sp, header: string | undefined, _sep, headerScheme: string | undefined) =>
+    scheme ? `${scheme} ${REDACTED}` : `${header}: ${headerScheme ? `${headerScheme} ` : ''}${REDACTED}`,
   );
 }
 

@@ -74,9 +74,10 @@ export function createReadModel() {
       /** A successful read: only `last_read_at` moves, so no revision bump (nothing material changed). */
       campaignRead: (ctx, ev: { campaignId: string; at: string }) => {
         const summary = ctx.campaigns.get(ev.campaignId);
-        // In place, like campaignUpdated: a copy of the summary would also evaluate its lazy
-        // `allowed_actions` (see projection.ts) on every heartbeat read.
-        if (summary) summary.remote = { ...summary.remote, last_read_at: ev.at };
+        // The field in place, like campaignUpdated: a copy of the summary would also evaluate its
+        // lazy `allowed_actions` (see projection.ts), and even a copy of `remote` alone is an
+        // old-generation garbage object per read. Each summary owns its `remote` object.
+        if (summary) summary.remote.last_read_at = ev.at;
         return ctx;
       },
       publicEventsAppended: (ctx, ev: { events: PublicEventView[] }) =>

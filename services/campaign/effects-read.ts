@@ -1,13 +1,14 @@
 /**
- * The heartbeat's status read as an invoked effect. The common case (10,000 campaigns every
+ * The heartbeat's status read, behind the campaign's long-lived `statusReader` child: each READ
+ * the chart sends is answered by exactly one READ_DONE (or READ_CRASHED). The common case (10,000 campaigns every
  * cadence) is one GetTask request and one string comparison: an unchanged fingerprint with no
  * failure streak returns `observation: null` without reading the document. Only a material,
  * recovering or failed read asks for the published dedupe keys and runs the reducer.
  * @module
  */
-import { fromPromise } from 'xstate';
+import { fromCallback } from 'xstate';
 import { INTERRUPTED_STATES } from '../../adapters/a2a/index.js';
-import type { ReadStatusInput, ReadStatusOutput } from '../../machines/campaign.types.js';
+import type { ReadRequest, ReadStatusInput, ReadStatusOutput } from '../../machines/campaign.types.js';
 import { materialFingerprint } from '../reducer/fingerprint.js';
 import { leaseReadbackOf, readFailureBackoffMs, reduce, reduceReadFailure } from '../reducer/reducer.js';
 import { REMOTE_NOT_CONFIGURED, type EffectDeps } from './effect-deps.js';
@@ -20,7 +21,8 @@ export const isUnreachable = (code: string | null): boolean => code !== null && 
 export function createReadEffects(deps: EffectDeps) {
   const { controllerId, remote } = deps;
 
-  const readStatus = fromPromise<ReadStatusOutput, ReadStatusInput>(async ({ input }) => {
+  /** One status read (exported for the tests that drive a read without a campaign actor). */
+  const readOnce = async (input: ReadStatusInput): Promise<ReadStatusOutput> => {
     const { campaignId, previous, readFailures } = input;
     if (!remote) {
       // Nothing was read, so nothing counts against the remote: the streak stands, no alert.
@@ -81,7 +83,18 @@ export function createReadEffects(deps: EffectDeps) {
         remoteBlocked: INTERRUPTED_STATES.has(snapshot.state),
       },
     };
+  };
+
+  // A reader stopped mid-read (pause, close, stop) drops its answer: `sendBack` after stop is
+  // a no-op in XState, like the output of a stopped promise actor.
+  const statusReader = fromCallback<ReadRequest>(({ receive, sendBack }) => {
+    receive(({ input }) => {
+      readOnce(input).then(
+        (output) => sendBack({ type: 'READ_DONE', output }),
+        () => sendBack({ type: 'READ_CRASHED' }),
+      );
+    });
   });
 
-  return { readStatus };
+  return { statusReader, readOnce };
 }

@@ -16,10 +16,10 @@ export { REMOTE_NOT_CONFIGURED } from './effect-deps.js';
 export { isUnreachable, UNREACHABLE_CODES } from './effects-read.js';
 
 export function createCampaignEffects(deps: EffectDeps) {
-  const { readStatus } = createReadEffects(deps);
+  const { statusReader } = createReadEffects(deps);
   const { claimLease, renewLease, readLease } = createLeaseEffects(deps);
   const { journalIntent, relayMutation, readBackIntent } = createIntentEffects(deps);
-  return { readStatus, claimLease, renewLease, readLease, journalIntent, relayMutation, readBackIntent };
+  return { statusReader, claimLease, renewLease, readLease, journalIntent, relayMutation, readBackIntent };
 }
 
 export type CampaignEffects = ReturnType<typeof createCampaignEffects>;

@@ -33,7 +33,8 @@ const NO_COLLECTORS: Collector[] = [];
 /** A tick is over when neither its status read nor a renewal it started is running. */
 export const tickBusy = (snapshot: CampaignSnapshot): boolean => {
   const children = snapshot.children as Record<string, unknown>;
-  return children.readStatus !== undefined || children.renewLease !== undefined;
+  // The reader itself lives as long as the campaign: "reading" is the heartbeat's state.
+  return snapshot.matches({ active: { heartbeat: 'reading' } }) || children.renewLease !== undefined;
 };
 
 export class HostWaiters {

@@ -13,7 +13,7 @@
  */
 import { silentLogger, type Logger } from '../../adapters/logger.js';
 import { heartbeatDue } from '../../machines/campaign.projection.js';
-import { isKnownMachineVersion } from '../../machines/campaign.version.js';
+import { isKnownMachineVersion } from '../../machines/campaign.restore.js';
 import { openCampaignStore, type CampaignStore } from '../../persistence/campaign-store.js';
 import { rememberAnswer } from '../../persistence/idempotency.js';
 import { stateRootOwnership, WHOLE_STATE_ROOT, type HostingRight, type Ownership } from '../../persistence/owner-lock.js';

@@ -57,7 +57,7 @@ describe('the inspector a plugin host attaches', () => {
 
     const seen = text(inspected);
     expect(inspected.length).toBeGreaterThan(20);
-    expect(seen).toContain('xstate.done.actor.readStatus');
+    expect(seen).toContain('READ_DONE');
     expect(remote.poisonReads).toBeGreaterThan(0);
     // The poisoned strings did reach the inspector, redacted.
     expect(seen).toContain('[REDACTED]');

@@ -7,7 +7,7 @@
 import { createActor } from 'xstate';
 import { describe, expect, it } from 'vitest';
 import { campaignMachine } from '../../machines/campaign.machine.js';
-import { checkRestorable } from '../../machines/campaign.version.js';
+import { checkRestorable } from '../../machines/campaign.restore.js';
 import { parseCampaignDocument } from '../../persistence/campaign-document.js';
 import { v1Fixture } from '../persistence/support/v1-fixtures.js';
 

@@ -19,9 +19,10 @@ import {
   type TickEvent,
 } from '../../machines/campaign.types.js';
 import { A, emittedEvents, inControlling, inRelaying, isIn, rowHolds, serializeEvent, traversal, type Step } from './campaign-traversal.js';
-import { CLAIMS, MUTATIONS } from './graph-events.js';
+import { CLAIMS, MUTATIONS, READER_ID } from './graph-events.js';
 
-const isDone = (event: { type: string }, actor: string): boolean => event.type === `xstate.done.actor.${actor}`;
+/** The answer of an invoked effect; the status reader's answer is READ_DONE. */
+const isDone = (event: { type: string }, actor: string): boolean => (actor === READER_ID ? event.type === 'READ_DONE' : event.type === `xstate.done.actor.${actor}`);
 const outputOf = <T>(event: { type: string }): T => (event as unknown as { output: T }).output;
 const answersOf = (actor: string): Step[] => traversal().steps.filter((e) => isDone(e.event, actor));
 const types = (events: { type: string }[]) => events.map((e) => e.type);
@@ -115,7 +116,7 @@ describe('campaign statechart: answers and observations', { timeout: 240_000 }, 
   });
 
   it("never clears Argus's own question on an observation, and a Foreman-only wake leaves attention idle", () => {
-    const material = answersOf('readStatus').filter((e) => {
+    const material = answersOf(READER_ID).filter((e) => {
       const out = outputOf<ReadStatusOutput>(e.event);
       return out.ok && out.observation !== null;
     });
@@ -194,7 +195,7 @@ describe('campaign statechart: answers and observations', { timeout: 240_000 }, 
   });
 
   it('loses control on any read whose readback is not our unexpired lease at our epoch, unless the read was sent before the lease was last confirmed', () => {
-    const readings = answersOf('readStatus').filter((e) => outputOf<ReadStatusOutput>(e.event).ok && (isIn(e.state, READY) || isIn(e.state, `${A}.controlling.renewing`)));
+    const readings = answersOf(READER_ID).filter((e) => outputOf<ReadStatusOutput>(e.event).ok && (isIn(e.state, READY) || isIn(e.state, `${A}.controlling.renewing`)));
     let losses = 0;
     let predating = 0;
     for (const e of readings) {
@@ -242,7 +243,7 @@ describe('campaign statechart: answers and observations', { timeout: 240_000 }, 
 
   it('settles every read with READ_SETTLED; an unchanged read changes no context and emits nothing else, a material one remembers the view and publishes its drafts and wakes', () => {
     const results = new Set<string>();
-    for (const e of answersOf('readStatus')) {
+    for (const e of answersOf(READER_ID)) {
       const out = outputOf<ReadStatusOutput>(e.event);
       const emitted = emittedEvents(e.state, e.event);
       const settled = ofType<{ result: string }>(emitted, 'READ_SETTLED');

@@ -25,12 +25,13 @@ import type {
   RenewLeaseOutput,
 } from '../../machines/campaign.types.js';
 import { BOUND, CADENCE_MS, claimEvent, CONTEXT, EPOCH, FULL, LATER, mutateEvent, NOW, READ_AT, TASK, tick, US } from './graph-events.js';
+import { readerOf } from '../fixtures/ask-reader.js';
 
 const RENEWED_UNTIL = '2030-01-01T00:20:00.000Z';
 
 /** Effects that answer from their input only. `amb-*` requests are ambiguous, `rej-*` rejected; `na-*` read back as not applied. */
 const effects = {
-  readStatus: fromPromise<ReadStatusOutput, ReadStatusInput>(async ({ input }) => ({
+  statusReader: readerOf(async (input: ReadStatusInput): Promise<ReadStatusOutput> => ({
     ok: true,
     requestedAt: input.now,
     fingerprint: `fp:${input.taskId}`,
@@ -69,12 +70,13 @@ const effects = {
 };
 const IDS = Object.keys(effects);
 
-/** A live actor and, per invoked effect id, the inputs it was started with (from inspection). */
+/** A live actor and, per invoked effect id, the inputs it was started with (from inspection); the reader's are its READs. */
 function start(maxAttempts: number) {
   const inputs: Record<string, unknown[]> = Object.fromEntries(IDS.map((id) => [id, []]));
   const seen = new Set<string>();
   const inspect = (ev: InspectionEvent) => {
-    if (ev.type !== '@xstate.snapshot') return;
+    if (ev.type === '@xstate.event' && ev.event.type === 'READ') inputs.statusReader!.push((ev.event as unknown as { input: unknown }).input);
+    if (ev.type !== '@xstate.snapshot' || (ev.actorRef as unknown as { id: string }).id === 'statusReader') return;
     const ref = ev.actorRef as unknown as { id: string; sessionId: string };
     if (!IDS.includes(ref.id) || seen.has(ref.sessionId)) return;
     seen.add(ref.sessionId);
@@ -110,7 +112,7 @@ describe('campaign effects', () => {
 
     const base = { campaignId: 'camp-1' };
     const read = { ...base, controllerId: US, taskId: TASK, contextId: CONTEXT, createdAt: '2029-12-01T00:00:00.000Z', cadenceMs: CADENCE_MS };
-    expect(inputs.readStatus).toEqual([
+    expect(inputs.statusReader).toEqual([
       { ...read, previous: null, readFailures: { consecutive: 0, nextReadAt: null, criticalRaised: false }, now: NOW },
       { ...read, previous: firstView, readFailures: { consecutive: 0, nextReadAt: null, criticalRaised: false }, now: LATER },
     ]);

@@ -8,7 +8,7 @@
  * guard was evaluated both true and false. Writes coverage/statechart.json.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { createActor, fromPromise, initialTransition } from 'xstate';
+import { createActor, fromCallback, fromPromise, initialTransition } from 'xstate';
 import { describe, expect, it } from 'vitest';
 import { explainRefusal, MUTATION_RULES } from '../../machines/campaign.rules.js';
 import type { ClaimLeaseOutput, JournalIntentOutput, MutateEvent, OperatorEvent, ReadLeaseOutput } from '../../machines/campaign.types.js';
@@ -32,7 +32,7 @@ import {
   traversal,
   type Snap,
 } from './campaign-traversal.js';
-import { claimEvent, EFFECT_ANSWERS, MUTATIONS, US } from './graph-events.js';
+import { claimEvent, EFFECT_ANSWERS, MUTATIONS, READER_ID, US } from './graph-events.js';
 import { guardCoverage, type UnreachableOutcome } from './guard-outcomes.js';
 import { allStateNodes, atomicDescendants, type DeclaredTransition } from './statechart-coverage.js';
 
@@ -103,11 +103,13 @@ describe('campaign statechart, by enumeration', { timeout: 240_000 }, () => {
   it('offers an answer for each of the seven invoked effects, and nothing else is invoked', () => {
     const invoked = allStateNodes(machine.root).flatMap((n) => n.invoke.map((i) => [i.id, i.src]));
     for (const [id, src] of invoked) expect(id).toBe(src);
-    expect(invoked.map(([id]) => id).sort()).toEqual(Object.keys(EFFECT_ANSWERS).sort());
+    expect(invoked.map(([id]) => id).sort()).toEqual([...Object.keys(EFFECT_ANSWERS), READER_ID].sort());
     expect(invoked).toHaveLength(7);
-    // Every effect's answers were delivered in a reached state.
+    // Every effect's answers were delivered in a reached state, the reader's as READ_DONE / READ_CRASHED.
     const answered = new Set(traversal().steps.map((e) => /^xstate\.done\.actor\.(.+)$/.exec(e.event.type)?.[1]).filter(Boolean));
     expect([...answered].sort()).toEqual(Object.keys(EFFECT_ANSWERS).sort());
+    const read = new Set(traversal().steps.map((e) => e.event.type).filter((t) => t === 'READ_DONE' || t === 'READ_CRASHED'));
+    expect([...read].sort()).toEqual(['READ_CRASHED', 'READ_DONE']);
   });
 
   it('invokes relayMutation only in a state under controlling', () => {
@@ -262,7 +264,8 @@ describe('campaign statechart, by enumeration', { timeout: 240_000 }, () => {
     }
     expect(losses).toBeGreaterThan(0);
     // Lost by a read's readback or lapse, a renewal, the pre-mutation readback and a relay answer.
-    for (const cause of ['readStatus', 'renewLease', 'readLease', 'relayMutation']) expect([...via]).toContain(`xstate.done.actor.${cause}`);
+    for (const cause of ['renewLease', 'readLease', 'relayMutation']) expect([...via]).toContain(`xstate.done.actor.${cause}`);
+    expect([...via]).toContain('READ_DONE');
     const all = shortestPaths();
     // Every state reached from the start has its path.
     expect(all.length).toBe(Object.keys(traversal().fromStart).length);
@@ -315,7 +318,7 @@ describe('campaign statechart, by enumeration', { timeout: 240_000 }, () => {
   });
 
   it('records a failed read without inventing an attempt, and moves authority only when our lease expired meanwhile', () => {
-    const failures = traversal().steps.filter((s) => (s.event.type as string) === 'xstate.done.actor.readStatus' && !(s.event as unknown as { output: { ok: boolean } }).output.ok);
+    const failures = traversal().steps.filter((s) => s.event.type === 'READ_DONE' && !(s.event as unknown as { output: { ok: boolean } }).output.ok);
     expect(failures.length).toBeGreaterThan(0);
     let lapses = 0;
     for (const e of failures) {
@@ -336,8 +339,9 @@ describe('campaign statechart, by enumeration', { timeout: 240_000 }, () => {
 
   it('agrees with a live actor on the shortest path to every state', () => {
     const never = fromPromise<never, unknown>(() => new Promise<never>(() => {}));
+    const silent = fromCallback(() => {});
     const ids = Object.keys(EFFECT_ANSWERS);
-    const live = machine.provide({ actors: Object.fromEntries(ids.map((id) => [id, never])) as never });
+    const live = machine.provide({ actors: { ...Object.fromEntries(ids.map((id) => [id, never])), [READER_ID]: silent } as never });
     for (const path of shortestPaths()) {
       const actor = createActor(live, { input: INPUT }).start();
       for (const step of path.steps) actor.send(step.event);

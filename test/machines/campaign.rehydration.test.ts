@@ -19,7 +19,9 @@ import type {
   RenewLeaseInput,
   RenewLeaseOutput,
 } from '../../machines/campaign.types.js';
-import { checkRestorable, isQuiescent } from '../../machines/campaign.version.js';
+import { checkRestorable } from '../../machines/campaign.restore.js';
+import { isQuiescent } from '../../machines/campaign.version.js';
+import { readerOf } from '../fixtures/ask-reader.js';
 import { allStateNodes } from './statechart-coverage.js';
 import { claimEvent, EPOCH, FULL, LATER, mutateEvent, NOW, OURS, READ_BLOCKED, tick } from './graph-events.js';
 
@@ -38,7 +40,7 @@ const applied = async (i: RelayMutationInput): Promise<RelayMutationOutput> => (
 function wired(fns: Fns = {}) {
   return campaignMachine.provide({
     actors: {
-      readStatus: fromPromise<ReadStatusOutput, ReadStatusInput>(({ input }) => (fns.read ?? quietRead)(input)),
+      statusReader: readerOf((input) => (fns.read ?? quietRead)(input)),
       claimLease: fromPromise<ClaimLeaseOutput, ClaimLeaseInput>(async ({ input }) => ({ claimed: OURS, readback: OURS, contextId: input.binding.contextId, ttlSeconds: input.ttlSeconds, code: null })),
       renewLease: fromPromise<RenewLeaseOutput, RenewLeaseInput>(({ input }) =>
         fns.renew ? fns.renew(input) : Promise.reject(new Error('renewal timed out')),
@@ -111,7 +113,7 @@ describe('campaign actor: persist and restore', () => {
     actor.stop();
   });
 
-  it('a restore while reading re-runs the status read, with the same input, and only the read', async () => {
+  it('a restore while reading settles in heartbeat.idle; the next TICK re-runs the status read, with the same input, and only the read', async () => {
     const pending = vi.fn((_: ReadStatusInput) => new Promise<ReadStatusOutput>(() => {}));
     const relay = vi.fn(applied);
     const actor = await controllingActor(wired({ read: pending, relay }));
@@ -122,7 +124,13 @@ describe('campaign actor: persist and restore', () => {
     const stored = throughDisk(actor.getPersistedSnapshot());
     actor.stop();
     const read = vi.fn(quietRead);
-    const restored = createActor(wired({ read, relay }), { snapshot: stored.snapshot as never, input: INPUT }).start();
+    // The host's restore path: the read in flight is not answered by a restarted reader.
+    const check = checkRestorable(stored);
+    if (!check.ok) throw new Error('expected a restorable snapshot');
+    const restored = createActor(wired({ read, relay }), { snapshot: check.snapshot as never, input: INPUT }).start();
+    expect(restored.getSnapshot().matches({ active: { heartbeat: 'idle' } })).toBe(true);
+    expect(read).not.toHaveBeenCalled();
+    restored.send(tick());
     await waitFor(restored, (s) => s.matches({ active: { heartbeat: 'idle' } }));
     expect(read).toHaveBeenCalledTimes(1);
     expect(read.mock.calls[0]![0]).toEqual(pending.mock.calls[0]![0]);
@@ -130,6 +138,32 @@ describe('campaign actor: persist and restore', () => {
     expect(restored.getSnapshot().matches(READY)).toBe(true);
     expect(relay).not.toHaveBeenCalled();
     expect(restored.getSnapshot().context.readFailures.consecutive).toBe(0);
+    restored.stop();
+  });
+
+  it('restores a campaign@3 snapshot (per-read child, no reader) with a live reader, and reads on the next TICK', async () => {
+    const actor = await controllingActor(wired());
+    const current = throughDisk(actor.getPersistedSnapshot());
+    actor.stop();
+    // What campaign@3 wrote mid-read: its per-read promise child, no long-lived reader.
+    const { statusReader: _reader, ...rest } = (current.snapshot as { children: Record<string, unknown> }).children;
+    const v3 = {
+      version: 'campaign@3',
+      snapshot: {
+        ...(current.snapshot as object),
+        value: { active: { ...(current.snapshot as { value: { active: object } }).value.active, heartbeat: 'reading' } },
+        children: { ...rest, readStatus: { snapshot: { status: 'active', input: {} }, src: 'readStatus', syncSnapshot: false } },
+      },
+    };
+    const check = checkRestorable(v3);
+    if (!check.ok) throw new Error('campaign@3 must restore');
+    expect(Object.keys((check.snapshot as { children: object }).children)).toEqual(['statusReader']);
+    const read = vi.fn(quietRead);
+    const restored = createActor(wired({ read }), { snapshot: check.snapshot as never, input: INPUT }).start();
+    expect(restored.getSnapshot().matches({ active: { heartbeat: 'idle' } })).toBe(true);
+    restored.send(tick());
+    await waitFor(restored, (s) => s.matches({ active: { heartbeat: 'idle' } }) && read.mock.calls.length === 1);
+    expect(restored.getSnapshot().matches(READY)).toBe(true);
     restored.stop();
   });
 
@@ -170,12 +204,14 @@ describe('campaign actor: persist and restore', () => {
     actor.stop();
   });
 
-  it('refuses campaign@2 and any unknown machine version (the caller fails closed)', () => {
-    expect(CAMPAIGN_MACHINE_VERSION).toBe('campaign@3');
+  it('refuses campaign@2 and any unknown machine version (the caller fails closed); restores campaign@3 and @4', () => {
+    expect(CAMPAIGN_MACHINE_VERSION).toBe('campaign@4');
     expect(checkRestorable({ version: 'campaign@2', snapshot: {} })).toEqual({ ok: false, code: 'machine_version_unknown', version: 'campaign@2' });
     expect(checkRestorable({ version: 'campaign@0', snapshot: {} })).toEqual({ ok: false, code: 'machine_version_unknown', version: 'campaign@0' });
     expect(checkRestorable({ version: 'campaign@999', snapshot: {} }).ok).toBe(false);
+    // Not snapshot-shaped: handed on untouched, for XState to refuse.
     expect(checkRestorable({ version: 'campaign@3', snapshot: { x: 1 } })).toEqual({ ok: true, snapshot: { x: 1 } });
+    expect(checkRestorable({ version: 'campaign@4', snapshot: { x: 1 } })).toEqual({ ok: true, snapshot: { x: 1 } });
   });
 });
 

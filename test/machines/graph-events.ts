@@ -1,13 +1,14 @@
 /**
  * The finite event alphabet the model-based test feeds to every state: each guard gets a
  * payload that makes it true and one that makes it false, and every invoked effect gets its
- * `xstate.done.actor.<id>` outputs and its `xstate.error.actor.<id>`. The remote is seen only
+ * `xstate.done.actor.<id>` outputs and its `xstate.error.actor.<id>`; the long-lived status
+ * reader's answers are READ_DONE (each read output) and READ_CRASHED. The remote is seen only
  * through TICK and the status read's outputs: REMOTE_OBSERVED, LEASE_READBACK and LEASE_LAPSED
  * are raised by the chart itself, never fed from outside. A guard that reads only context gets
  * its false side from a restored root (below) when no event can produce it; the graph test's
  * guard-outcome coverage checks both sides of every named guard.
  */
-import { initialTransition, transition, type SnapshotFrom } from 'xstate';
+import { createEmptyActor, initialTransition, transition, type AnyActorScope, type SnapshotFrom } from 'xstate';
 import type { CampaignMachine } from '../../machines/campaign.machine.js';
 import type {
   BindingFacts,
@@ -276,9 +277,8 @@ export const READ_BACK_OUTPUTS: ReadBackIntentOutput[] = [
   { requestId: 'req-other', status: 'applied', taskId: null },
 ];
 
-/** Every invoked id with its answers (the graph test checks the seven are all here). */
+/** Every invoked promise effect with its answers (the graph test checks the six are all here). */
 export const EFFECT_ANSWERS: Record<string, unknown[]> = {
-  readStatus: READ_OUTPUTS,
   claimLease: CLAIM_OUTPUTS,
   renewLease: RENEW_OUTPUTS,
   readLease: READ_LEASE_OUTPUTS,
@@ -287,11 +287,16 @@ export const EFFECT_ANSWERS: Record<string, unknown[]> = {
   readBackIntent: READ_BACK_OUTPUTS,
 };
 
+/** The status reader's answers to one READ: each read output, and a read that threw. */
+export const READER_ID = 'statusReader';
+export const READ_ANSWERS: CampaignEvent[] = [...READ_OUTPUTS.map((output) => ({ type: 'READ_DONE' as const, output })), { type: 'READ_CRASHED' }];
+
 export const GRAPH_EVENTS: CampaignEvent[] = [
   ...CLAIMS.map((c) => c.event),
   ...MUTATIONS.map((m) => m.event),
   ...TICKS,
   ...Object.entries(EFFECT_ANSWERS).flatMap(([id, outputs]) => [...outputs.map((o) => done(id, o)), error(id)]),
+  ...READ_ANSWERS,
   // intent in doubt and its resolution
   { type: 'INTENT_IN_DOUBT', requestId: REQ, kind: 'submit' },
   { type: 'RESOLVE_INTENT', capabilities: FULL },
@@ -312,10 +317,13 @@ export const GRAPH_EVENTS: CampaignEvent[] = [
 
 /**
  * The alphabet offered in one state: an effect's done/error events only while that effect runs,
- * as in life (XState treats an unhandled `xstate.error.actor.*` as the machine's own error).
+ * and the reader's answers only while a read is asked (`heartbeat.reading`), as in life (XState
+ * treats an unhandled `xstate.error.actor.*` as the machine's own error).
  */
-export function eventsFor(snapshot: { children: Record<string, unknown> }): CampaignEvent[] {
+export function eventsFor(snapshot: { children: Record<string, unknown>; matches(value: unknown): boolean }): CampaignEvent[] {
+  const reading = snapshot.matches({ active: { heartbeat: 'reading' } });
   return GRAPH_EVENTS.filter((e) => {
+    if (e.type === 'READ_DONE' || e.type === 'READ_CRASHED') return reading;
     const effect = /^xstate\.(?:done|error)\.actor\.(.+)$/.exec(e.type)?.[1];
     return effect === undefined || effect in snapshot.children;
   });
@@ -337,5 +345,15 @@ export function restoredRoots(machine: CampaignMachine, input: CampaignInput): S
   const [controlling] = transition(machine, claiming, done('claimLease', CLAIM_OUTPUTS[0]));
   // The journal's request id is the alphabet's (REQ), so its readbacks can settle it.
   const pendingIntent = { requestId: REQ, kind: 'submit', epoch: null, mutation: null, binding: null, readback: null } as const;
-  return [machine.resolveState({ value: controlling.value, context: { ...controlling.context, pendingIntent } })];
+  // Through the store's own restore path (persisted JSON, then XState's restore), so the root
+  // has its live reader as a restored document would.
+  const persisted = JSON.parse(JSON.stringify(machine.getPersistedSnapshot(controlling))) as Record<string, unknown>;
+  const root = machine.restoreSnapshot({ ...persisted, context: { ...controlling.context, pendingIntent } } as never, restoreScope());
+  return [root as SnapshotFrom<CampaignMachine>];
+}
+
+/** A scope for restoring a root outside any actor (its children are created, never started). */
+function restoreScope(): AnyActorScope {
+  const empty = createEmptyActor();
+  return { self: empty, system: empty.system, logger: () => {}, id: '', sessionId: 'roots', defer: () => {}, stopChild: () => {}, emit: () => {}, actionExecutor: () => {} } as unknown as AnyActorScope;
 }

@@ -63,7 +63,8 @@ export function declaredTransitions(machine: AnyStateMachine): { list: DeclaredT
  * The declared transitions a step actually takes (one per region per microstep), guards
  * evaluated, including the transitions of the events the chart raises to itself during the
  * step (REMOTE_OBSERVED, LEASE_READBACK, LEASE_LAPSED). Only effect answers raise, so only
- * `xstate.done.actor.*` steps are replayed microstep by microstep (the rest cost one lookup).
+ * `xstate.done.actor.*` steps and the reader's READ_DONE are replayed microstep by microstep
+ * (the rest cost one lookup).
  */
 export function takenTransitions(
   machine: AnyStateMachine,
@@ -79,7 +80,7 @@ export function takenTransitions(
       return found;
     });
   const taken = declared(snapshot, event);
-  if (!event.type.startsWith('xstate.done.actor.')) return taken;
+  if (!event.type.startsWith('xstate.done.actor.') && event.type !== 'READ_DONE') return taken;
   const { snapshots, raised } = microsteps(snapshot, event);
   if (snapshots.length !== raised.length + 1) throw new Error(`${event.type}: ${snapshots.length} microsteps for ${raised.length} raised events`);
   raised.forEach((e, i) => taken.push(...declared(snapshots[i]!, e)));

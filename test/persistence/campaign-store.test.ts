@@ -1,8 +1,11 @@
+import { readFileSync } from 'node:fs';
+import * as fsp from 'node:fs/promises';
 import { lstat, mkdir, readFile, readdir, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { OUTBOX_EVENT_RETENTION, type CampaignDocument } from '../../persistence/campaign-document.js';
 import { openCampaignStore, type StoreWrite } from '../../persistence/campaign-store.js';
+import type { DurableFs } from '../../persistence/durable-json-adapter.js';
 import { recordIntent } from '../../persistence/intent-journal.js';
 import { appendPublicEvents } from '../../persistence/outbox.js';
 import { contextOf, intentDraft, makeDoc, T0, withContext } from './support/documents.js';
@@ -223,5 +226,31 @@ describe('campaign store: loadAll', () => {
     const bad = results.filter((r) => !r.ok);
     expect(bad.map((r) => r.id)).toEqual(['campaign-00007', 'campaign-00507', 'campaign-01007', 'campaign-01507']);
     expect(bad.every((r) => !r.ok && r.code === 'document_corrupt')).toBe(true);
+  });
+
+  it('reads synchronously in batches when the file system can, and gives exactly what the thread-pool path gives', async () => {
+    const root = await tempDir();
+    const dir = path.join(root, 'campaigns');
+    await mkdir(dir, { recursive: true });
+    const ids = Array.from({ length: 150 }, (_, i) => `c-${String(i).padStart(4, '0')}`);
+    await Promise.all(ids.map((id, i) => writeFile(path.join(dir, `${id}.json`), i === 70 ? '{broken' : JSON.stringify(makeDoc(id)))));
+    const calls = { sync: 0, async: 0 };
+    const counted = (withSync: boolean): DurableFs => ({
+      open: (file, flags, mode) => fsp.open(file, flags, mode),
+      rename: fsp.rename,
+      unlink: fsp.unlink,
+      readFile: (file, encoding) => (calls.async++, fsp.readFile(file, encoding)),
+      ...(withSync ? { readFileSync: (file: string, encoding: 'utf8') => (calls.sync++, readFileSync(file, encoding)) } : {}),
+    });
+    const seen: string[] = [];
+    const syncStore = await openCampaignStore({ root, fs: counted(true) });
+    const viaSync = await syncStore.loadAll({ concurrency: 64, onResult: (r) => seen.push(r.id) });
+    expect(calls).toEqual({ sync: 150, async: 0 });
+    const viaPool = await (await openCampaignStore({ root, fs: counted(false) })).loadAll({ concurrency: 64 });
+    expect(calls).toEqual({ sync: 150, async: 150 });
+    expect(viaSync).toEqual(viaPool);
+    // Streamed as each batch arrives, in the store's (sorted) order; the corrupt one is reported, not skipped.
+    expect(seen).toEqual(ids);
+    expect(viaSync.filter((r) => !r.ok).map((r) => [r.id, !r.ok && r.code])).toEqual([['c-0070', 'document_corrupt']]);
   });
 });

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { campaignMachine, initialCampaignContext, isQuiescent } from '../../machines/campaign.machine.js';
 import { describeStates } from '../../machines/campaign.projection.js';
 import type { CampaignEmitted } from '../../machines/campaign.types.js';
-import { checkRestorable } from '../../machines/campaign.version.js';
+import { checkRestorable } from '../../machines/campaign.restore.js';
 import { parseCampaignDocument } from '../../persistence/campaign-document.js';
 import { v1Fixture, v1FixtureNames } from './support/v1-fixtures.js';
 

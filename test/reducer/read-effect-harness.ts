@@ -1,12 +1,12 @@
 /**
  * The real status-read effect over a stub remote that answers one TaskSnapshot: what the chart
- * hears from a read is exactly what `readStatus` makes of the reducer's answer.
+ * hears from a read is exactly what the `statusReader` makes of the reducer's answer.
  */
-import { createActor, toPromise } from 'xstate';
 import type { A2AClient } from '../../adapters/a2a/index.js';
 import type { TaskSnapshot } from '../../adapters/a2a/snapshot.js';
 import type { ReadStatusInput, ReadStatusOutput, RemoteView } from '../../machines/campaign.types.js';
 import { createCampaignEffects } from '../../services/campaign/effects.js';
+import { askReader } from '../fixtures/ask-reader.js';
 import { T0, T1, US } from './fixtures.js';
 
 export function stubRemote(answer: () => TaskSnapshot): A2AClient {
@@ -35,5 +35,5 @@ export async function readOnce(previous: RemoteView | null, next: TaskSnapshot):
     cadenceMs: 120_000,
     now: T1,
   };
-  return toPromise(createActor(effectsAnswering(() => next).readStatus, { input }).start());
+  return askReader(effectsAnswering(() => next).statusReader, input);
 }

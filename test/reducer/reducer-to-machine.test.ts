@@ -20,7 +20,7 @@ async function controlling() {
   let answer: TaskSnapshot = snap();
   const machine = campaignMachine.provide({
     actors: {
-      readStatus: effectsAnswering(() => answer).readStatus,
+      statusReader: effectsAnswering(() => answer).statusReader,
       claimLease: fromPromise<ClaimLeaseOutput, ClaimLeaseInput>(async ({ input }) => ({
         claimed: OURS,
         readback: OURS,

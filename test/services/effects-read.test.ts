@@ -1,12 +1,13 @@
 /**
- * readStatus against a real simulator: the unchanged path is one request and no document
+ * The status reader against a real simulator: the unchanged path is one request and no document
  * read; a material read reduces; a failure streak counts and raises the one CRITICAL at the
  * third; a recovering read that is noise still stamps observedAt.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReadFailures, ReadStatusInput, ReadStatusOutput, RemoteView } from '../../machines/campaign.types.js';
 import { createCampaignEffects, REMOTE_NOT_CONFIGURED } from '../../services/campaign/effects.js';
-import { CONTROLLER, effectsWorld, run, type EffectsWorld } from './effects-fixture.js';
+import { askReader } from '../fixtures/ask-reader.js';
+import { CONTROLLER, effectsWorld, type EffectsWorld } from './effects-fixture.js';
 
 const NO_FAILURES: ReadFailures = { consecutive: 0, nextReadAt: null, criticalRaised: false };
 const CADENCE = 60_000;
@@ -37,20 +38,20 @@ const viewOf = (out: ReadStatusOutput): RemoteView => {
   return out.observation.view;
 };
 
-describe('readStatus', () => {
+describe('statusReader', () => {
   it('an unchanged fingerprint costs one GetTask and no document read', async () => {
     const [taskId] = w.sim.createTasks(1, 'steady');
     // Past the queued phase: from here on every poll is routine noise.
     w.sim.advance(taskId);
     w.sim.advance(taskId);
-    const first = await run(w.effects.readStatus, input(taskId!));
+    const first = await askReader(w.effects.statusReader, input(taskId!));
     const previous = viewOf(first);
 
     const requestsBefore = w.requests();
     const getTaskBefore = w.requests('GetTask');
     const keysBefore = w.calls.publishedKeys;
     const before = Date.now();
-    const out = await run(w.effects.readStatus, input(taskId!, { previous }));
+    const out = await askReader(w.effects.statusReader, input(taskId!, { previous }));
     expect(w.requests() - requestsBefore).toBe(1);
     expect(w.requests('GetTask') - getTaskBefore).toBe(1);
     expect(w.calls.publishedKeys - keysBefore).toBe(0);
@@ -62,7 +63,7 @@ describe('readStatus', () => {
   it('a material read reduces with the published keys: first observation, then a stage change', async () => {
     const [taskId] = w.sim.createTasks(1, 'training');
     const keysBefore = w.calls.publishedKeys;
-    const first = await run(w.effects.readStatus, input(taskId!));
+    const first = await askReader(w.effects.statusReader, input(taskId!));
     expect(w.calls.publishedKeys - keysBefore).toBe(1);
     const view = viewOf(first);
     expect(view).toMatchObject({ taskId, contextId: w.sim.task(taskId!)!.contextId });
@@ -70,7 +71,7 @@ describe('readStatus', () => {
     expect(first.observation.events.map((e) => e.reason)).toEqual(['first_observation']);
 
     // The next poll moves the task into a stage: a public STAGE_TRANSITION draft.
-    const second = await run(w.effects.readStatus, input(taskId!, { previous: view }));
+    const second = await askReader(w.effects.statusReader, input(taskId!, { previous: view }));
     if (!second.ok || !second.observation) throw new Error(`expected material, got ${JSON.stringify(second)}`);
     expect(second.fingerprint).not.toBe(view.fingerprint);
     expect(second.observation.drafts.map((d) => d.kind)).toContain('STAGE_TRANSITION');
@@ -79,12 +80,12 @@ describe('readStatus', () => {
     const [steady] = w.sim.createTasks(1, 'steady');
     w.sim.advance(steady);
     w.sim.advance(steady);
-    const probe = await run(w.effects.readStatus, input(steady!));
+    const probe = await askReader(w.effects.statusReader, input(steady!));
     if (!probe.ok || !probe.observation) throw new Error('unreachable');
     expect(probe.observation.events.map((e) => e.reason)).toEqual(['first_observation']);
     const key = probe.observation.events[0]!.dedupeKey;
     w.published.add(key);
-    const deduped = await run(w.effects.readStatus, input(steady!, { previous: null }));
+    const deduped = await askReader(w.effects.statusReader, input(steady!, { previous: null }));
     w.published.delete(key);
     if (!deduped.ok || !deduped.observation) throw new Error('unreachable');
     expect(deduped.fingerprint).toBe(probe.fingerprint);
@@ -95,7 +96,7 @@ describe('readStatus', () => {
     const [taskId] = w.sim.createTasks(1, 'blocker');
     for (let i = 0; i < 20 && w.sim.task(taskId!)!.state !== 'input-required'; i++) w.sim.advance(taskId);
     expect(w.sim.task(taskId!)!.state).toBe('input-required');
-    const out = await run(w.effects.readStatus, input(taskId!));
+    const out = await askReader(w.effects.statusReader, input(taskId!));
     if (!out.ok || !out.observation) throw new Error('unreachable');
     expect(out.observation.remoteBlocked).toBe(true);
     expect(out.observation.drafts.map((d) => d.kind)).toContain('NEEDS_YOU');
@@ -105,13 +106,13 @@ describe('readStatus', () => {
     const [taskId] = w.sim.createTasks(1, 'steady');
     w.sim.advance(taskId);
     w.sim.advance(taskId);
-    const previous = viewOf(await run(w.effects.readStatus, input(taskId!)));
+    const previous = viewOf(await askReader(w.effects.statusReader, input(taskId!)));
     w.sim.injectFaults({ kind: 'http-5xx', count: 100, methods: ['GetTask'] });
     let failures: ReadFailures = NO_FAILURES;
     const outs: ReadStatusOutput[] = [];
     for (let i = 0; i < 4; i++) {
       const keysBefore = w.calls.publishedKeys;
-      const out = await run(w.effects.readStatus, input(taskId!, { previous, readFailures: failures }));
+      const out = await askReader(w.effects.statusReader, input(taskId!, { previous, readFailures: failures }));
       expect(w.calls.publishedKeys - keysBefore).toBe(1);
       if (out.ok) throw new Error(`expected a failure, got ${JSON.stringify(out)}`);
       outs.push(out);
@@ -130,7 +131,7 @@ describe('readStatus', () => {
 
     // Recovery: the same fingerprint, but the streak ends, so it reduces and stamps observedAt.
     const keysBefore = w.calls.publishedKeys;
-    const recovered = await run(w.effects.readStatus, input(taskId!, { previous, readFailures: failures }));
+    const recovered = await askReader(w.effects.statusReader, input(taskId!, { previous, readFailures: failures }));
     expect(w.calls.publishedKeys - keysBefore).toBe(1);
     if (!recovered.ok || !recovered.observation) throw new Error(`expected a recovering observation, got ${JSON.stringify(recovered)}`);
     expect(recovered.fingerprint).toBe(previous.fingerprint);
@@ -140,12 +141,12 @@ describe('readStatus', () => {
 
   it('names the outage by the last observation, so a new outage alerts again', async () => {
     const [taskId] = w.sim.createTasks(1, 'steady');
-    const a = { ...viewOf(await run(w.effects.readStatus, input(taskId!))), observedAt: '2021-01-01T00:00:00.000Z' };
+    const a = { ...viewOf(await askReader(w.effects.statusReader, input(taskId!))), observedAt: '2021-01-01T00:00:00.000Z' };
     const b = { ...a, observedAt: '2021-06-01T00:00:00.000Z' };
     w.sim.injectFaults({ kind: 'http-5xx', count: 2, methods: ['GetTask'] });
     const third: ReadFailures = { consecutive: 2, nextReadAt: null, criticalRaised: false };
-    const first = await run(w.effects.readStatus, input(taskId!, { previous: a, readFailures: third }));
-    const second = await run(w.effects.readStatus, input(taskId!, { previous: b, readFailures: third }));
+    const first = await askReader(w.effects.statusReader, input(taskId!, { previous: a, readFailures: third }));
+    const second = await askReader(w.effects.statusReader, input(taskId!, { previous: b, readFailures: third }));
     w.sim.clearFaults();
     if (first.ok || second.ok) throw new Error('expected failures');
     expect(first.failure.drafts[0]!.dedupeKey).not.toBe(second.failure.drafts[0]!.dedupeKey);
@@ -156,7 +157,7 @@ describe('readStatus', () => {
     const requestsBefore = w.requests();
     const keysBefore = w.calls.publishedKeys;
     const failures: ReadFailures = { consecutive: 2, nextReadAt: null, criticalRaised: false };
-    const out = await run(offline.readStatus, input(w.sim.createTasks(1, 'steady')[0]!, { readFailures: failures }));
+    const out = await askReader(offline.statusReader, input(w.sim.createTasks(1, 'steady')[0]!, { readFailures: failures }));
     expect(out).toMatchObject({ ok: false, code: REMOTE_NOT_CONFIGURED, failure: { consecutive: 2, critical: false, drafts: [] } });
     expect(w.requests() - requestsBefore).toBe(0);
     expect(w.calls.publishedKeys - keysBefore).toBe(0);
