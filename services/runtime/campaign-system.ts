@@ -5,7 +5,7 @@
  * handle, subscribes to public events, and may pass `inspect` through to every actor.
  * @module
  */
-import type { InspectionEvent } from 'xstate';
+import { createActor, fromCallback, type InspectionEvent } from 'xstate';
 import { campaignMachine, type CampaignMachine } from '../../machines/campaign.machine.js';
 import type { CampaignEmitted, OperatorEvent } from '../../machines/campaign.types.js';
 import type { CampaignDocument, PublicEvent } from '../../persistence/campaign-document.js';
@@ -75,11 +75,13 @@ export function createCampaignSystem(opts: CampaignSystemOptions) {
     corrupt.set(id, entry);
     opts.onCorrupt?.(entry);
   };
+  // The root of the one actor system every campaign actor shares (see CampaignHostDeps.fleet).
+  const fleet = createActor(fromCallback(() => {}), opts.inspect ? { inspect: opts.inspect } : {}).start();
   const hostDeps = {
     logic,
     store: opts.store,
     now: opts.now,
-    inspect: opts.inspect,
+    fleet,
     onSaved(host: CampaignHost, saved: SaveResult) {
       opts.onSaved?.(host, saved);
       if (saved.appended.length) for (const listener of publicListeners) listener(host.id, saved.appended);
@@ -170,6 +172,7 @@ export function createCampaignSystem(opts: CampaignSystemOptions) {
     },
     async stop(): Promise<void> {
       await Promise.all([...hosts.values()].map((h) => h.stop()));
+      fleet.stop();
     },
   };
 }
