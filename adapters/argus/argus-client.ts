@@ -167,7 +167,17 @@ export function createArgusBridge(opts: ArgusBridgeOptions): ArgusBridge {
       const current = child;
       child = null;
       if (!current) return;
-      // The SDK ends stdin, then SIGTERM, then SIGKILL: the child is gone when this resolves.
+      // SIGTERM at once: a hung turn must not hold shutdown (Argus's own daemon is a separate
+      // process and survives this). The SDK then waits for the exit and SIGKILLs a child that
+      // ignores SIGTERM, so the child is gone when this resolves.
+      const pid = current.transport.pid;
+      if (pid !== null) {
+        try {
+          process.kill(pid, 'SIGTERM');
+        } catch {
+          // already gone
+        }
+      }
       await current.client.close().catch(() => undefined);
       await current.transport.close().catch(() => undefined);
     },

@@ -1,6 +1,7 @@
 /**
- * The Argus adapter: the only way this service talks to Argus (its stdio MCP server). It may
- * reach `../a2a/sanitize.js` and nothing else of the A2A adapter (dependency-cruiser rule
+ * The Argus adapter: the only way this service talks to Argus (its stdio MCP server). Of the
+ * A2A adapter it may reach the remote-text boundary (`sanitize.ts`, `remote-fields.ts`) and
+ * nothing else, so no path leads from Argus to a mutation (dependency-cruiser rule
  * `argus-reaches-only-sanitize`).
  * @module
  */

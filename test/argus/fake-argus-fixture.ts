@@ -62,6 +62,7 @@ export async function fakeArgus(opts: Partial<ArgusBridgeOptions> & { extra?: Re
     return b;
   };
   const recordPath = path.join(home, 'fake-argus-record.jsonl');
+  const recordText = () => (existsSync(recordPath) ? readFileSync(recordPath, 'utf8') : '');
   return {
     stateRoot,
     home,
@@ -71,13 +72,12 @@ export async function fakeArgus(opts: Partial<ArgusBridgeOptions> & { extra?: Re
     logs,
     modelCalls: () => calls,
     writeScript: (script) => writeFileSync(path.join(home, 'fake-argus-script.json'), JSON.stringify(script)),
-    recordText: () => (existsSync(recordPath) ? readFileSync(recordPath, 'utf8') : ''),
-    records() {
-      return this.recordText()
+    recordText,
+    records: () =>
+      recordText()
         .split('\n')
         .filter(Boolean)
-        .map((l) => JSON.parse(l) as Record<string, unknown>);
-    },
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
     newBridge: make,
     async dispose() {
       await Promise.all(bridges.map((b) => b.close()));
