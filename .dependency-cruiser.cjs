@@ -38,6 +38,13 @@ module.exports = {
       to: { path: '^adapters/a2a/', reachable: true },
     },
     {
+      name: 'argus-reaches-only-sanitize',
+      comment: 'The Argus adapter reuses the remote-text boundary of the A2A adapter and nothing else of it (no mutation path).',
+      severity: 'error',
+      from: { path: '^adapters/argus/' },
+      to: { path: '^adapters/a2a/', pathNot: '^adapters/a2a/(sanitize|remote-fields)\\.ts$' },
+    },
+    {
       name: 'persistence-stands-below-services',
       severity: 'error',
       from: { path: layer('persistence') },

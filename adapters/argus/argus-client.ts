@@ -1,0 +1,185 @@
+/**
+ * The Argus bridge: one MCP client over stdio to Argus's own MCP server
+ * (`<python> -m argus_skill.plugin.mcp_server`, FastMCP). That module registers only the seven
+ * `argus_*` tools and runs the stdio loop; nothing it serves starts Argus's web server
+ * (`webapi.server`) or the TUI, which are separate entry points we never run. The child's argv
+ * is fixed by the caller and carries no data: every value travels as a tool argument, and
+ * none may contain one of our secrets. One child per bridge, started on first use and again
+ * after it exits; each call is bounded by the decision budget (`callTimeoutMs`).
+ * @module
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { isRemoteIdentifier, sanitizeRemoteText } from '../a2a/sanitize.js';
+import { containsSecret } from './argus-env.js';
+import {
+  ARGUS_TEXT_CAPS,
+  fail,
+  parseMessage,
+  parseProjectCreate,
+  parseStatus,
+  parseStop,
+  toolFailure,
+  type ArgusStatus,
+  type ArgusTurn,
+  type Outcome,
+} from './argus-results.js';
+
+export const DEFAULT_ARGUS_CALL_TIMEOUT_MS = 120_000;
+/** A tool result larger than this is not one Argus's bounded tools would send. */
+const MAX_RESULT_CHARS = 1_048_576;
+/** Bytes of a stderr line we keep waiting for its newline. */
+const MAX_STDERR_LINE = 4_096;
+
+export interface ArgusBridgeOptions {
+  command: string;
+  args: string[];
+  /** The whole child environment (buildArgusEnv); it overrides every SDK default. */
+  env: Record<string, string>;
+  cwd: string;
+  /** The decision budget of one call, child start included. */
+  callTimeoutMs?: number;
+  /** Called once per `argus_message` actually sent (a turn that then times out still counts). */
+  onModelCall?: () => void;
+  /** One sanitized line per child stderr line and per lifecycle event. */
+  log?: (line: string) => void;
+  /** Redacted from everything Argus sends back, and refused in any tool argument. */
+  secrets?: string[];
+}
+
+export interface ArgusBridge {
+  createProject(workdir: string, name: string): Promise<Outcome<{ projectId: string }>>;
+  message(projectId: string, text: string): Promise<Outcome<ArgusTurn>>;
+  status(projectId: string): Promise<Outcome<ArgusStatus>>;
+  stop(projectId: string, force?: boolean): Promise<Outcome<{ stopped: boolean }>>;
+  close(): Promise<void>;
+}
+
+interface Child {
+  client: Client;
+  transport: StdioClientTransport;
+  ready: Promise<void>;
+}
+
+/** The tool's payload: FastMCP sends a dict as `structuredContent` and as JSON text. */
+function payloadOf(result: Record<string, unknown>): unknown {
+  if (result.structuredContent && typeof result.structuredContent === 'object') return result.structuredContent;
+  const content = Array.isArray(result.content) ? result.content : [];
+  const first = content.find((c): c is { type: 'text'; text: string } => !!c && typeof c === 'object' && c.type === 'text' && typeof c.text === 'string');
+  if (!first || first.text.length > MAX_RESULT_CHARS) return undefined;
+  try {
+    return JSON.parse(first.text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+export function createArgusBridge(opts: ArgusBridgeOptions): ArgusBridge {
+  const timeoutMs = opts.callTimeoutMs ?? DEFAULT_ARGUS_CALL_TIMEOUT_MS;
+  const secrets = opts.secrets ?? [];
+  const log = (line: string) => opts.log?.(sanitizeRemoteText(line, secrets, ARGUS_TEXT_CAPS.summary));
+  let child: Child | null = null;
+  let closed = false;
+
+  function start(): Child {
+    if (child) return child;
+    const transport = new StdioClientTransport({ command: opts.command, args: opts.args, env: opts.env, cwd: opts.cwd, stderr: 'pipe' });
+    let pending = '';
+    transport.stderr?.on('data', (chunk: Buffer | string) => {
+      pending += chunk.toString();
+      const lines = pending.split('\n');
+      pending = (lines.pop() ?? '').slice(-MAX_STDERR_LINE);
+      for (const line of lines) if (line.trim() !== '') log(`argus stderr: ${line}`);
+    });
+    const client = new Client({ name: 'argus-supervisor', version: '0.1.0' }, { capabilities: {} });
+    const entry: Child = { client, transport, ready: Promise.resolve() };
+    client.onclose = () => {
+      if (child === entry) child = null;
+      log('argus child exited');
+    };
+    client.onerror = (e) => log(`argus transport: ${e.message}`);
+    entry.ready = client.connect(transport, { timeout: timeoutMs });
+    entry.ready.catch(() => {
+      if (child === entry) child = null;
+      void transport.close().catch(() => undefined);
+    });
+    child = entry;
+    return entry;
+  }
+
+  async function call<T>(tool: string, args: Record<string, unknown>, parse: (raw: unknown) => Outcome<T>, isModelCall = false): Promise<Outcome<T>> {
+    if (closed) return fail('argus_unavailable', 'The Argus bridge is closed.');
+    const strings = Object.values(args).filter((v): v is string => typeof v === 'string');
+    if (containsSecret(strings, secrets)) return fail('secret_in_argument', 'A credential of ours was about to reach Argus in a tool argument; the call was not made.');
+    const abort = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<Outcome<T>>((resolve) => {
+      timer = setTimeout(() => {
+        abort.abort();
+        resolve(fail('argus_timeout', `Argus did not answer ${tool} within ${timeoutMs} ms; the call was abandoned.`));
+      }, timeoutMs);
+    });
+    const work = (async (): Promise<Outcome<T>> => {
+      const entry = start();
+      try {
+        await entry.ready;
+      } catch (e) {
+        log(`argus child did not start: ${(e as Error).message}`);
+        return fail('argus_unavailable', 'The Argus process could not be started.');
+      }
+      if (abort.signal.aborted) return fail('argus_timeout', 'Argus did not start within the decision budget.');
+      if (isModelCall) opts.onModelCall?.();
+      let result: Record<string, unknown>;
+      try {
+        result = (await entry.client.callTool({ name: tool, arguments: args }, undefined, { signal: abort.signal, timeout: timeoutMs })) as Record<string, unknown>;
+      } catch (e) {
+        if (e instanceof McpError && e.code === ErrorCode.RequestTimeout) return fail('argus_timeout', `Argus did not answer ${tool} within the decision budget.`);
+        if (abort.signal.aborted) return fail('argus_timeout', `Argus did not answer ${tool} within the decision budget.`);
+        log(`argus ${tool} failed: ${(e as Error).message}`);
+        return fail('argus_unavailable', `The Argus process failed during ${tool}.`);
+      }
+      const payload = payloadOf(result);
+      if (result.isError === true) {
+        const detail = typeof payload === 'object' ? '' : sanitizeRemoteText(String((result.content as { text?: string }[] | undefined)?.[0]?.text ?? ''), secrets, ARGUS_TEXT_CAPS.error);
+        return fail('argus_error', detail ? `Argus reported a tool error: ${detail}` : 'Argus reported a tool error.');
+      }
+      return toolFailure(payload, secrets) ?? parse(payload);
+    })();
+    try {
+      return await Promise.race([work, timedOut]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  const projectArg = (projectId: string) => isRemoteIdentifier(projectId, secrets);
+  const badProject = <T>() => Promise.resolve(fail<T>('invalid_project_id', 'The Argus project id is not a plain identifier.'));
+
+  return {
+    createProject: (workdir, name) => call('argus_project_create', { workdir, name }, (raw) => parseProjectCreate(raw, secrets)),
+    message: (projectId, text) =>
+      projectArg(projectId) ? call('argus_message', { project_id: projectId, text }, (raw) => parseMessage(raw, secrets), true) : badProject(),
+    status: (projectId) => (projectArg(projectId) ? call('argus_status', { project_id: projectId }, (raw) => parseStatus(raw, secrets)) : badProject()),
+    stop: (projectId, force = false) => (projectArg(projectId) ? call('argus_stop', { project_id: projectId, force }, parseStop) : badProject()),
+    async close() {
+      closed = true;
+      const current = child;
+      child = null;
+      if (!current) return;
+      // SIGTERM at once: a hung turn must not hold shutdown (Argus's own daemon is a separate
+      // process and survives this). The SDK then waits for the exit and SIGKILLs a child that
+      // ignores SIGTERM, so the child is gone when this resolves.
+      const pid = current.transport.pid;
+      if (pid !== null) {
+        try {
+          process.kill(pid, 'SIGTERM');
+        } catch {
+          // already gone
+        }
+      }
+      await current.client.close().catch(() => undefined);
+      await current.transport.close().catch(() => undefined);
+    },
+  };
+}
