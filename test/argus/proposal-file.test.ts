@@ -12,7 +12,7 @@ import { canary } from '../fixtures/canary.js';
 import { recordSyncOutput } from '../fixtures/child-output.js';
 import { removeScratch, scratchDir } from '../fixtures/scratch.js';
 
-const KEY = 'camp-1:attempt-completed:3';
+const EVENT_ID = 'camp-1:attempt-completed:3';
 const SECRET = canary('proposal-secret');
 const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\u200b-\u200f\u2060\ufeff]/;
 let root: string;
@@ -20,7 +20,7 @@ let n = 0;
 
 const record = (over: Record<string, unknown> = {}) => ({
   decision_id: 'dec-7',
-  event_key: KEY,
+  event_key: EVENT_ID,
   kind: 'submit',
   text: 'resume from checkpoint 12',
   reason: 'the eval regressed',
@@ -41,7 +41,7 @@ async function workdir(dir = true): Promise<string> {
  */
 const hideCanary = (json: string) =>
   json.replace(new RegExp(SECRET, 'gi'), (m) => [...m].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join(''));
-async function withFile(content: string | Buffer, key = KEY): Promise<string> {
+async function withFile(content: string | Buffer, key = EVENT_ID): Promise<string> {
   const wd = await workdir();
   await writeFile(path.join(wd, proposalRelativePath(key)), typeof content === 'string' ? hideCanary(content) : content);
   return wd;
@@ -66,13 +66,13 @@ describe('eventKeyFileName', () => {
 
 describe('readProposal', () => {
   it('no decisions folder or no file → none', async () => {
-    expect(await readProposal(await workdir(false), KEY)).toEqual({ status: 'none' });
-    expect(await readProposal(await workdir(), KEY)).toEqual({ status: 'none' });
+    expect(await readProposal(await workdir(false), EVENT_ID)).toEqual({ status: 'none' });
+    expect(await readProposal(await workdir(), EVENT_ID)).toEqual({ status: 'none' });
   });
 
   it('a valid record → found, exactly as written', async () => {
     const wd = await withFile(JSON.stringify(record()));
-    expect(await readProposal(wd, KEY)).toEqual({ status: 'found', proposal: record() });
+    expect(await readProposal(wd, EVENT_ID)).toEqual({ status: 'found', proposal: record() });
   });
 
   it('an invalid event key → event_key_invalid, nothing read', async () => {
@@ -81,7 +81,7 @@ describe('readProposal', () => {
 
   it('a record for another key that maps to the same file → proposal_other_event', async () => {
     const wd = await withFile(JSON.stringify(record({ event_key: 'camp-1_attempt-completed_3' })));
-    expect(await readProposal(wd, KEY)).toEqual({ status: 'invalid', code: 'proposal_other_event' });
+    expect(await readProposal(wd, EVENT_ID)).toEqual({ status: 'invalid', code: 'proposal_other_event' });
   });
 
   it.each<[string, Record<string, unknown>]>([
@@ -104,54 +104,54 @@ describe('readProposal', () => {
     ['a submit text that sanitizes to nothing', { text: '\u200b\u0007\u001b[2J' }],
   ])('%s → proposal_invalid', async (_name, over) => {
     const wd = await withFile(JSON.stringify(record(over)));
-    expect(await readProposal(wd, KEY, { secrets: [SECRET] })).toEqual({ status: 'invalid', code: 'proposal_invalid' });
+    expect(await readProposal(wd, EVENT_ID, { secrets: [SECRET] })).toEqual({ status: 'invalid', code: 'proposal_invalid' });
   });
 
   it('an array, a number or null is not a record → proposal_invalid', async () => {
-    for (const raw of ['[]', '42', 'null']) expect(await readProposal(await withFile(raw), KEY)).toEqual({ status: 'invalid', code: 'proposal_invalid' });
+    for (const raw of ['[]', '42', 'null']) expect(await readProposal(await withFile(raw), EVENT_ID)).toEqual({ status: 'invalid', code: 'proposal_invalid' });
   });
 
   it('not JSON, or not UTF-8 → proposal_not_json', async () => {
-    expect(await readProposal(await withFile('{"decision_id": '), KEY)).toEqual({ status: 'invalid', code: 'proposal_not_json' });
-    expect(await readProposal(await withFile(Buffer.from([0x7b, 0xff, 0xfe, 0x7d])), KEY)).toEqual({ status: 'invalid', code: 'proposal_not_json' });
+    expect(await readProposal(await withFile('{"decision_id": '), EVENT_ID)).toEqual({ status: 'invalid', code: 'proposal_not_json' });
+    expect(await readProposal(await withFile(Buffer.from([0x7b, 0xff, 0xfe, 0x7d])), EVENT_ID)).toEqual({ status: 'invalid', code: 'proposal_not_json' });
   });
 
   it('over 32 KiB → proposal_too_large (even when it is valid JSON)', async () => {
     const big = JSON.stringify({ ...record(), pad: ' '.repeat(PROPOSAL_MAX_BYTES) });
-    expect(await readProposal(await withFile(big), KEY)).toEqual({ status: 'invalid', code: 'proposal_too_large' });
+    expect(await readProposal(await withFile(big), EVENT_ID)).toEqual({ status: 'invalid', code: 'proposal_too_large' });
   });
 
   it('a symlink to a valid record elsewhere → proposal_not_a_file', async () => {
     const target = path.join(root, `outside-${++n}.json`);
     await writeFile(target, JSON.stringify(record()));
     const wd = await workdir();
-    await symlink(target, path.join(wd, proposalRelativePath(KEY)));
-    expect(await readProposal(wd, KEY)).toEqual({ status: 'invalid', code: 'proposal_not_a_file' });
+    await symlink(target, path.join(wd, proposalRelativePath(EVENT_ID)));
+    expect(await readProposal(wd, EVENT_ID)).toEqual({ status: 'invalid', code: 'proposal_not_a_file' });
   });
 
   it('a symlinked decisions folder → proposal_not_a_file', async () => {
     const elsewhere = await withFile(JSON.stringify(record()));
     const wd = await workdir(false);
     await symlink(path.join(elsewhere, 'decisions'), path.join(wd, 'decisions'));
-    expect(await readProposal(wd, KEY)).toEqual({ status: 'invalid', code: 'proposal_not_a_file' });
+    expect(await readProposal(wd, EVENT_ID)).toEqual({ status: 'invalid', code: 'proposal_not_a_file' });
   });
 
   it('a hard link to another file → proposal_not_a_file', async () => {
     const target = path.join(root, `linked-${++n}.json`);
     await writeFile(target, JSON.stringify(record()));
     const wd = await workdir();
-    await link(target, path.join(wd, proposalRelativePath(KEY)));
-    expect(await readProposal(wd, KEY)).toEqual({ status: 'invalid', code: 'proposal_not_a_file' });
+    await link(target, path.join(wd, proposalRelativePath(EVENT_ID)));
+    expect(await readProposal(wd, EVENT_ID)).toEqual({ status: 'invalid', code: 'proposal_not_a_file' });
   });
 
   it('a folder or a FIFO in its place → proposal_not_a_file, without blocking', async () => {
     const wd = await workdir();
-    await mkdir(path.join(wd, proposalRelativePath(KEY)));
-    expect(await readProposal(wd, KEY)).toEqual({ status: 'invalid', code: 'proposal_not_a_file' });
+    await mkdir(path.join(wd, proposalRelativePath(EVENT_ID)));
+    expect(await readProposal(wd, EVENT_ID)).toEqual({ status: 'invalid', code: 'proposal_not_a_file' });
     const wd2 = await workdir();
-    const fifo = path.join(wd2, proposalRelativePath(KEY));
+    const fifo = path.join(wd2, proposalRelativePath(EVENT_ID));
     expect(recordSyncOutput('mkfifo', spawnSync('mkfifo', [fifo], { encoding: 'utf8' })).status).toBe(0);
-    expect(await readProposal(wd2, KEY)).toEqual({ status: 'invalid', code: 'proposal_not_a_file' });
+    expect(await readProposal(wd2, EVENT_ID)).toEqual({ status: 'invalid', code: 'proposal_not_a_file' });
   });
 
   it('every text field comes out sanitized: controls, escapes, bidi, a canary, credential shapes', async () => {
@@ -164,7 +164,7 @@ describe('readProposal', () => {
         }),
       ),
     );
-    const read = await readProposal(wd, KEY, { secrets: [SECRET] });
+    const read = await readProposal(wd, EVENT_ID, { secrets: [SECRET] });
     expect(read.status).toBe('found');
     if (read.status !== 'found') return;
     expect(read.proposal.text).toBe('resume now [REDACTED]');

@@ -23,7 +23,7 @@ import {
 } from '../../machines/argus.verdict.js';
 import type { ProposalRead } from '../../adapters/argus/proposal-file.js';
 
-const KEY = 'c1:attempt-completed:3';
+const EVENT_ID = 'c1:attempt-completed:3';
 const WOKE = '2026-03-01T10:00:00.000Z';
 const LATER = '2026-03-01T10:05:00.000Z';
 const EARLIER = '2026-03-01T09:55:00.000Z';
@@ -31,7 +31,7 @@ const ITEM = 'a1b2c3d4e5f6';
 
 const proposal = (over: Partial<VerdictProposal> = {}): VerdictProposal => ({
   decision_id: 'dec-1',
-  event_key: KEY,
+  event_key: EVENT_ID,
   kind: 'submit',
   text: 'resume from checkpoint 12',
   reason: 'the attempt completed with a regression',
@@ -45,14 +45,14 @@ const entry = (over: Partial<VerdictJournalEntry> = {}): VerdictJournalEntry => 
   title: 'decide',
   summary: 'reviewer approved',
   itemId: ITEM,
-  eventKey: KEY,
+  eventKey: EVENT_ID,
   ...over,
 });
 const base = (over: Partial<VerdictInput> = {}): VerdictInput => ({
-  eventKey: KEY,
+  eventKey: EVENT_ID,
   wokeAt: WOKE,
   dispatchedItemId: ITEM,
-  latestEventKey: KEY,
+  latestEventKey: EVENT_ID,
   proposal: { status: 'found', proposal: proposal() },
   journal: [entry()],
   backlog: [{ id: ITEM, title: 'decide', status: 'done', pendingQuestion: null, outcome: 'done' }],
