@@ -8,6 +8,7 @@
  * the ones we do.
  * @module
  */
+import { EVENT_KEY_PATTERN } from './proposal-file.js';
 import { z } from 'zod';
 import { isRemoteIdentifier, remoteText, sanitizeRemoteText } from '../a2a/sanitize.js';
 
@@ -37,8 +38,6 @@ export const ARGUS_TEXT_CAPS = {
   error: 200,
 } as const;
 
-/** An event key as it appears in a file name and an `EVENT_KEY:` line (the proposal-file rule). */
-export const EVENT_KEY = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export const ok = <T>(value: T): Outcome<T> => ({ ok: true, value });
 export const fail = <T = never>(code: string, message: string): Outcome<T> => ({ ok: false, error: { code, message } });
@@ -134,11 +133,11 @@ function isoTime(ts: number | string): string | null {
  */
 function journalEventKey(extra: Record<string, unknown>): string | null {
   const direct = extra.event_key;
-  if (typeof direct === 'string') return EVENT_KEY.test(direct) ? direct : null;
+  if (typeof direct === 'string') return EVENT_KEY_PATTERN.test(direct) ? direct : null;
   const objective = extra.objective;
   if (typeof objective !== 'string') return null;
   const line = /^EVENT_KEY: ?(\S+)\s*$/m.exec(objective.slice(0, 20_000));
-  return line?.[1] && EVENT_KEY.test(line[1]) ? line[1] : null;
+  return line?.[1] && EVENT_KEY_PATTERN.test(line[1]) ? line[1] : null;
 }
 
 /** BacklogItem.outcome is a dict; its status-like field, if it has one, is what we show. */

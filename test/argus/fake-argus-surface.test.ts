@@ -3,12 +3,10 @@
  * microsoft/ArgusAgent@455da6cb): the seven tool names with their argument names, labelled
  * simulated; and its decision-file naming agrees with the adapter's `eventKeyFileName`.
  */
-import { existsSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, describe, expect, it } from 'vitest';
+import { eventKeyFileName } from '../../adapters/argus/proposal-file.js';
 import { fakeEventKeyFileName } from '../../simulator/argus/fake-argus-state.js';
 import { recordFile } from '../fixtures/scratch.js';
 import { FAKE_ARGUS_MAIN, fakeArgus, type FakeFixture } from './fake-argus-fixture.js';
@@ -62,10 +60,7 @@ describe('decision file names', () => {
     for (const bad of ['', 'a/b', '../x', 'a b', 'k'.repeat(129), 'é']) expect(() => fakeEventKeyFileName(bad), bad).toThrow(RangeError);
   });
 
-  // adapters/argus/proposal-file.ts is written in parallel (helper B); once merged, this pins the two rules together.
-  const adapterFile = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../adapters/argus/proposal-file.ts');
-  it.skipIf(!existsSync(adapterFile))('agree with adapters/argus/proposal-file.ts eventKeyFileName', async () => {
-    const mod = (await import(/* @vite-ignore */ pathToFileURL(adapterFile).href)) as { eventKeyFileName: (k: string) => string };
-    for (const key of ['camp-1:ev:7', 'a.b-c_d', 'x:y:z', 'K'.repeat(128), '::', 'a-1.2_3:4']) expect(mod.eventKeyFileName(key)).toBe(fakeEventKeyFileName(key));
+  it('agree with adapters/argus/proposal-file.ts eventKeyFileName', () => {
+    for (const key of ['camp-1:ev:7', 'a.b-c_d', 'x:y:z', 'K'.repeat(128), '::', 'a-1.2_3:4']) expect(eventKeyFileName(key)).toBe(fakeEventKeyFileName(key));
   });
 });
