@@ -15,17 +15,23 @@ export interface BenchArgs {
   json: boolean;
   /** After the rounds, start a new process on the same documents and time its first sweep. */
   restart: boolean;
+  /**
+   * Leave V8's own heap-growth heuristic instead of the one `serve` ships
+   * (services/runtime/heap-growth.ts), to show what an embedding host with default flags sees.
+   */
+  v8HeapDefaults: boolean;
 }
 
-export const BENCH_DEFAULTS: BenchArgs = { campaigns: 1000, concurrency: 64, rounds: 5, json: false, restart: false };
+export const BENCH_DEFAULTS: BenchArgs = { campaigns: 1000, concurrency: 64, rounds: 5, json: false, restart: false, v8HeapDefaults: false };
 
 export class BenchArgsError extends Error {}
 
 export const BENCH_USAGE =
-  'usage: heartbeat-sweep [--campaigns N] [--concurrency C] [--rounds R] [--restart] [--json]\n' +
+  'usage: heartbeat-sweep [--campaigns N] [--concurrency C] [--rounds R] [--restart] [--v8-heap-defaults] [--json]\n' +
   `  defaults: --campaigns ${BENCH_DEFAULTS.campaigns} --concurrency ${BENCH_DEFAULTS.concurrency} --rounds ${BENCH_DEFAULTS.rounds}\n` +
   '  --restart: then stop, start a new process on the same documents, and report restart_first_sweep_ms\n' +
-  '             (its process start until its first full sweep ends) beside sweep_ms';
+  '             (its process start until its first full sweep ends) beside sweep_ms\n' +
+  '  --v8-heap-defaults: V8\'s own heap growth instead of the +50% past live that `serve` sets';
 
 const LIMITS: Record<'campaigns' | 'concurrency' | 'rounds', [number, number]> = {
   campaigns: [1, 200_000],
@@ -38,8 +44,8 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
   const args: BenchArgs = { ...BENCH_DEFAULTS };
   for (let i = 0; i < argv.length; i++) {
     const raw = argv[i]!;
-    if (raw === '--json' || raw === '--restart') {
-      args[raw === '--json' ? 'json' : 'restart'] = true;
+    if (raw === '--json' || raw === '--restart' || raw === '--v8-heap-defaults') {
+      args[raw === '--json' ? 'json' : raw === '--restart' ? 'restart' : 'v8HeapDefaults'] = true;
       continue;
     }
     const match = /^--(campaigns|concurrency|rounds)(?:=(.*))?$/.exec(raw);

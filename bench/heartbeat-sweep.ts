@@ -31,6 +31,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { CONTROL_EXTENSION_URI } from '../adapters/a2a/index.js';
+import { applyHeapGrowth, DEFAULT_HEAP_GROWTH_PERCENT } from '../services/runtime/heap-growth.js';
 import type { Supervisor } from '../services/runtime/supervisor.js';
 import { BENCH_USAGE, BenchArgsError, parseBenchArgs, type BenchArgs } from './args.js';
 import { CREATE_CONCURRENCY, counterTotal, createBenchSupervisor, createCampaigns, createSteadyTasks, log, mb, round1, round3 } from './bench-setup.js';
@@ -58,6 +59,10 @@ export interface BenchResult {
   cpu_ms: number;
   /** Resident set size right after the first measured sweep (before the comparison clients exist), MB. */
   rss_mb: number;
+  /** The largest RSS right after any of our measured sweeps (the comparison clients share the process by then), MB. */
+  rss_max_mb: number;
+  /** The old-generation growth past live the process ran with (0: V8's own heuristic; see heap-growth.ts). */
+  heap_growth_percent: number;
   heap_used_mb: number;
   /** Durable writes during every unchanged sweep after setup (goal: 0). */
   store_writes: number;
@@ -94,6 +99,9 @@ export interface RestartFields extends RestartResult {
 
 export async function runBench(args: BenchArgs): Promise<BenchResult & Partial<RestartFields>> {
   const { campaigns: n, concurrency, rounds } = args;
+  // What `serve` runs with, unless asked for V8's defaults (an embedding host's process).
+  const heapGrowth = args.v8HeapDefaults ? 0 : DEFAULT_HEAP_GROWTH_PERCENT;
+  applyHeapGrowth(heapGrowth);
   const loadAtStart = loadavg()[0]!;
   let sim: SimChild | null = null;
   let root: string | null = null;
@@ -154,6 +162,8 @@ export async function runBench(args: BenchArgs): Promise<BenchResult & Partial<R
       sweep_ms: round1(sweepMs),
       cpu_ms: round1(median(ours.map((m) => m.cpuMs))),
       rss_mb: mb(r.rss),
+      rss_max_mb: mb(r.rssMax),
+      heap_growth_percent: heapGrowth,
       heap_used_mb: mb(r.heapUsed),
       store_writes: storeWrites,
       model_calls: modelCalls,
@@ -183,7 +193,7 @@ export async function runBench(args: BenchArgs): Promise<BenchResult & Partial<R
       await supervisor.stop();
       supervisor = null;
       log(`restart: a new process on the same ${n} documents`);
-      const child = await runRestartChild({ stateRoot: root, url: sim.url, concurrency });
+      const child = await runRestartChild({ stateRoot: root, url: sim.url, concurrency, heapGrowthPercent: heapGrowth });
       const vs = child.restart_first_sweep_ms / sweepMs;
       restart = { ...child, restart_vs_sweep: round3(vs), restart_vs_sweep_goal: RESTART_VS_SWEEP_GOAL, restart_vs_sweep_ok: vs <= RESTART_VS_SWEEP_GOAL };
     }
@@ -199,7 +209,7 @@ export async function runBench(args: BenchArgs): Promise<BenchResult & Partial<R
 function humanSummary(r: BenchResult & Partial<RestartFields>): string {
   const lines = [
     `campaigns ${r.campaigns}, concurrency ${r.concurrency}, ${r.rounds} rounds, node ${r.node}`,
-    `sweep   ${r.sweep_ms} ms  cpu ${r.cpu_ms} ms  rss ${r.rss_mb} MB  writes ${r.store_writes}  model calls ${r.model_calls}  [${r.rounds_ms.sweep.join(', ')}]`,
+    `sweep   ${r.sweep_ms} ms  cpu ${r.cpu_ms} ms  rss ${r.rss_mb} MB (max ${r.rss_max_mb}, heap growth ${r.heap_growth_percent || 'V8 default'})  writes ${r.store_writes}  model calls ${r.model_calls}  [${r.rounds_ms.sweep.join(', ')}]`,
     `raw     ${r.raw_sweep_ms} ms  cpu ${r.raw_cpu_ms} ms  [${r.rounds_ms.raw.join(', ')}]`,
     `sdk     ${r.sdk_sweep_ms} ms  cpu ${r.sdk_cpu_ms} ms  [${r.rounds_ms.sdk.join(', ')}]`,
     `sweep/raw ${r.sweep_vs_raw} (goal <= ${r.sweep_vs_raw_goal}: ${r.sweep_vs_raw_ok ? 'met' : 'MISSED'}); below sdk: ${r.sweep_below_sdk}; cpu sweep/raw ${r.cpu_vs_raw}`,

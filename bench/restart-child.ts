@@ -10,16 +10,19 @@
  * first sweep should be unchanged ticks with no write at all: `restart_unchanged_ticks` and
  * `restart_store_writes` say whether it was.
  *
- * argv[2]: JSON `{ "stateRoot": string, "url": string, "concurrency": number }`.
+ * argv[2]: JSON `{ "stateRoot": string, "url": string, "concurrency": number, "heapGrowthPercent": number }`.
  * @module
  */
 import { performance } from 'node:perf_hooks';
+import { applyHeapGrowth } from '../services/runtime/heap-growth.js';
 import { counterTotal, createBenchSupervisor, mb, round1, unchangedTicks } from './bench-setup.js';
 
 export interface RestartInput {
   stateRoot: string;
   url: string;
   concurrency: number;
+  /** The parent's heap growth (what `serve` runs with, or 0 for V8's own). */
+  heapGrowthPercent: number;
 }
 
 export interface RestartResult {
@@ -45,6 +48,7 @@ export interface RestartResult {
 async function main(): Promise<RestartResult> {
   const bootMs = performance.now();
   const input = JSON.parse(process.argv[2] ?? '') as RestartInput;
+  applyHeapGrowth(input.heapGrowthPercent);
   const { supervisor, wakes } = await createBenchSupervisor(input.url, input.stateRoot, input.concurrency);
   try {
     const t = performance.now();

@@ -143,6 +143,8 @@ export interface RoundsResult {
   /** Memory right after our first measured sweep, before the comparison clients do much. */
   rss: number;
   heapUsed: number;
+  /** The largest RSS right after any measured sweep of ours. */
+  rssMax: number;
 }
 
 export async function runRounds(input: RoundsInput): Promise<RoundsResult> {
@@ -153,6 +155,7 @@ export async function runRounds(input: RoundsInput): Promise<RoundsResult> {
   let tickErrors = 0;
   let rss = 0;
   let heapUsed = 0;
+  let rssMax = 0;
   const methods: Record<Method, Sweeper> = {
     // Every method gets one unmeasured sweep on its own path (sockets, JIT) just before its
     // first measured one. Ours is a sweep of unchanged ticks, timed apart as
@@ -187,6 +190,7 @@ export async function runRounds(input: RoundsInput): Promise<RoundsResult> {
         if (method === 'sweep' && r === 0) unchanged0 = await unchangedTicks(supervisor);
         await settle();
         measured[method].push(await measure(methods[method].run));
+        if (method === 'sweep') rssMax = Math.max(rssMax, process.memoryUsage().rss);
         if (method === 'sweep' && r === 0) {
           const mem = process.memoryUsage();
           rss = mem.rss;
@@ -201,5 +205,5 @@ export async function runRounds(input: RoundsInput): Promise<RoundsResult> {
   } finally {
     for (const close of closers) await close().catch(() => undefined);
   }
-  return { measured, ticked, tickErrors, unchangedTicks: (await unchangedTicks(supervisor)) - unchanged0, firstUnchangedMs, rss, heapUsed };
+  return { measured, ticked, tickErrors, unchangedTicks: (await unchangedTicks(supervisor)) - unchanged0, firstUnchangedMs, rss, heapUsed, rssMax };
 }

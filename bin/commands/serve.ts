@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { createLogger } from '../../adapters/logger.js';
 import { createHttpServer, listen } from '../../server/http-server.js';
 import { ConfigError, loadConfig, type SupervisorConfig } from '../../services/runtime/config.js';
+import { applyHeapGrowth, HEAP_GROWTH_ENV, HeapGrowthError, parseHeapGrowthPercent } from '../../services/runtime/heap-growth.js';
 import { createSupervisor, type Supervisor } from '../../services/runtime/supervisor.js';
 import { exitWith, listenFailure, startupFailure } from './startup.js';
 
@@ -15,8 +16,10 @@ export function registerServe(program: Command): void {
       let config: SupervisorConfig;
       try {
         config = loadConfig(process.env);
+        applyHeapGrowth(parseHeapGrowthPercent(process.env[HEAP_GROWTH_ENV]));
       } catch (e) {
         if (e instanceof ConfigError) exitWith(e.lines());
+        if (e instanceof HeapGrowthError) exitWith([`${e.code}: ${e.message}`]);
         exitWith([startupFailure(e)]);
       }
       const logger = createLogger({ level: config.logLevel });

@@ -34,8 +34,10 @@ describe('bench arguments', () => {
       rounds: 1,
       json: true,
       restart: false,
+      v8HeapDefaults: false,
     });
     expect(parseBenchArgs(['--restart', '--campaigns=3'])).toEqual({ ...BENCH_DEFAULTS, campaigns: 3, restart: true });
+    expect(parseBenchArgs(['--v8-heap-defaults'])).toEqual({ ...BENCH_DEFAULTS, v8HeapDefaults: true });
   });
 
   it('refuses unknown flags, missing values and out-of-range numbers', () => {
@@ -63,6 +65,8 @@ describe('bench run', () => {
     expect(typeof result.sweep_below_sdk).toBe('boolean');
     expect(typeof result.sweep_vs_raw_ok).toBe('boolean');
     expect(result.sweep_vs_raw_goal).toBe(1.25);
+    // The heap growth `serve` ships, unless --v8-heap-defaults.
+    expect(result.heap_growth_percent).toBe(50);
     expect(result.rounds_ms).toMatchObject({ sweep: [expect.any(Number)], raw: [expect.any(Number)], sdk: [expect.any(Number)] });
     // Without --restart no restart field is made up.
     expect(Object.keys(result).filter((k) => k.startsWith('restart'))).toEqual([]);

@@ -1,0 +1,39 @@
+/**
+ * How far V8 lets the old generation grow past what survived the last full collection. A
+ * supervisor keeps a large, stable live set (at 10,000 campaigns ~100 MB of actors, views and
+ * facts) and makes a little garbage per read; V8's own heuristic then lets the heap reach up to
+ * 4x the live set before collecting, so RSS settles near 400-500 MB although the live set is
+ * not growing. `serve` owns its process and sets growth to +50% (1.5x live) by default: the heap
+ * follows the live set (no fixed cap that a larger fleet could run out of), at the cost of more
+ * frequent full collections, which a sweep every minute or two barely notices.
+ *
+ * A plugin host that embeds the library owns its process and its V8 flags; nothing here runs
+ * unless `serve` (or the benchmark, which measures what `serve` runs) calls it.
+ * @module
+ */
+import v8 from 'node:v8';
+
+export const HEAP_GROWTH_ENV = 'ARGUS_SUPERVISOR_HEAP_GROWTH_PERCENT';
+export const DEFAULT_HEAP_GROWTH_PERCENT = 50;
+/** 0 leaves V8's own heuristic; otherwise the old generation may grow this much past live. */
+export const HEAP_GROWTH_BOUNDS = { min: 10, max: 300 } as const;
+
+export class HeapGrowthError extends Error {
+  readonly code = 'invalid_heap_growth';
+}
+
+/** The growth percent from the environment value; undefined or empty is the default. */
+export function parseHeapGrowthPercent(raw: string | undefined): number {
+  if (raw === undefined || raw.trim() === '') return DEFAULT_HEAP_GROWTH_PERCENT;
+  const n = Number(raw.trim());
+  if (n === 0) return 0;
+  if (!Number.isInteger(n) || n < HEAP_GROWTH_BOUNDS.min || n > HEAP_GROWTH_BOUNDS.max) {
+    throw new HeapGrowthError(`${HEAP_GROWTH_ENV} must be 0 (V8's own heuristic) or a whole number from ${HEAP_GROWTH_BOUNDS.min} to ${HEAP_GROWTH_BOUNDS.max}.`);
+  }
+  return n;
+}
+
+/** Applies the growth (from the next full collection on); 0 changes nothing. */
+export function applyHeapGrowth(percent: number): void {
+  if (percent > 0) v8.setFlagsFromString(`--heap-growing-percent=${percent}`);
+}
