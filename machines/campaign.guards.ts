@@ -121,9 +121,8 @@ export function reviewFreshForEvent(context: CampaignContext, event: Pick<Mutate
 export const backingOff = (context: CampaignContext, nowMs: number): boolean =>
   context.readFailures.nextReadAt !== null && instant(context.readFailures.nextReadAt) > nowMs;
 
-/** A task is bound and, unless an operator asked (force), the backoff is over. */
-export const readDue = (context: CampaignContext, tick: TickEvent): boolean =>
-  tick.binding.taskId !== null && (tick.force === true || !backingOff(context, instant(tick.now)));
+/** A task is bound and the backoff is over (an operator's OBSERVE has its own rule table). */
+export const readDue = (context: CampaignContext, tick: TickEvent): boolean => tick.binding.taskId !== null && !backingOff(context, instant(tick.now));
 
 /** Same material fingerprint as the last view, and no failure streak to end: nothing to do. */
 export const statusUnchanged = (context: CampaignContext, output: ReadStatusOutput): boolean =>

@@ -206,10 +206,15 @@ export const campaignMachine = campaignSetup.createMachine({
           // asks it once, and only its answer leaves `reading`.
           invoke: { id: 'statusReader', src: 'statusReader' },
           states: {
-            idle: { on: { TICK: { guard: 'readDue', target: 'reading' } } },
+            idle: {
+              on: {
+                TICK: { guard: 'readDue', target: 'reading' },
+                OBSERVE: { guard: rulesOf('OBSERVE'), target: 'reading' },
+              },
+            },
             reading: {
               entry: sendTo('statusReader', ({ context, event }) => {
-                if (event.type !== 'TICK' || event.binding.taskId === null) throw new Error('a status read is asked only by a TICK with a bound task');
+                if ((event.type !== 'TICK' && event.type !== 'OBSERVE') || event.binding.taskId === null) throw new Error('a status read is asked only by a TICK or an OBSERVE with a bound task');
                 return {
                   type: 'READ' as const,
                   input: {

@@ -49,6 +49,14 @@ const running: WhereRule = { where: 'notPaused', code: 'campaign_paused', holds:
 const quiet: WhereRule = { where: 'noEffectInFlight', code: 'effect_in_flight', holds: (s: StateProbe) => !s.effectInFlight };
 const noIntent = <E>(): GuardRule<E> => ({ guard: 'noOpenIntent', code: 'intent_unresolved', holds: (c) => c.pendingIntent === null });
 
+export const OBSERVE_RULES: readonly Rule<EventOf<'OBSERVE'>>[] = [
+  open,
+  running,
+  { guard: 'taskBound', code: 'no_task_bound', holds: (_c, e) => e.binding.taskId !== null },
+  // One read at a time; the operator's waits for nothing and is refused instead.
+  { where: 'notReading', code: 'effect_in_flight', holds: (s: StateProbe) => s.heartbeat !== 'reading' },
+];
+
 export const CLAIM_RULES: readonly Rule<EventOf<'OPERATOR_CLAIM'>>[] = [
   open,
   running,
@@ -123,6 +131,7 @@ export const CLOSE_RULES: readonly Rule<EventOf<'CLOSE'>>[] = [
 ];
 
 export const OPERATOR_RULES = {
+  OBSERVE: OBSERVE_RULES,
   OPERATOR_CLAIM: CLAIM_RULES,
   MUTATE: MUTATION_RULES,
   RESOLVE_INTENT: RESOLVE_RULES,

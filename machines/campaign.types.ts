@@ -121,16 +121,25 @@ export interface CampaignInput {
 // ---- events the services send ------------------------------------------------------------
 
 /**
- * The heartbeat (or an operator's observe, `force: true`) asks for one status read. The chart
- * decides whether to read (not paused, not backing off, a task bound) and what the answer means.
+ * The heartbeat asks for one status read. The chart decides whether to read (not paused, not
+ * backing off, a task bound) and what the answer means.
  */
 export interface TickEvent {
   type: 'TICK';
   now: string;
   cadenceMs: number;
   binding: BindingFacts;
-  /** An explicit `observe`: read now, even while backing off. */
-  force?: boolean;
+}
+
+/**
+ * An operator's `observe`: read now, even while backing off after failed reads. Its own rule
+ * table says why not (closed, paused, nothing bound, a read already running).
+ */
+export interface ObserveEvent {
+  type: 'OBSERVE';
+  now: string;
+  cadenceMs: number;
+  binding: BindingFacts;
 }
 
 /** Explicit, authenticated operator claim. Nothing else ever starts a claim. */
@@ -236,6 +245,7 @@ export interface LeaseLapsedEvent {
 }
 
 export type OperatorEvent =
+  | ObserveEvent
   | OperatorClaimEvent
   | MutateEvent
   | ResolveIntentEvent

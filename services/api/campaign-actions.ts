@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RemoteDescription } from '../../adapters/a2a/discovery.js';
 import { explainRefusal } from '../../machines/campaign.rules.js';
-import type { CampaignEmitted, Mutation, OperatorEvent, TickEvent } from '../../machines/campaign.types.js';
+import type { CampaignEmitted, Mutation, ObserveEvent, OperatorEvent, TickEvent } from '../../machines/campaign.types.js';
 import type { CampaignDocument } from '../../persistence/campaign-document.js';
 import type { StoreFailure } from '../../persistence/store-errors.js';
 import { remoteRefusalCode } from '../authority/mutation-wire.js';
@@ -90,16 +90,16 @@ export class CampaignActions {
     const noRemote = this.deps.noRemote() !== null;
     for (const action of OPERATOR_ACTIONS) {
       if (noRemote && NEEDS_REMOTE.has(action)) continue;
-      const event = action === 'observe' ? this.tick(host, snapshot) : this.eventFor(host, representative(action, snapshot), this.deps.mutationInFlight(host.id), snapshot);
+      const event = action === 'observe' ? this.observeEvent(host, snapshot) : this.eventFor(host, representative(action, snapshot), this.deps.mutationInFlight(host.id), snapshot);
       if (snapshot.can(event)) allowed.push(action);
     }
     return allowed;
   }
 
   private async observe(host: CampaignHost): Promise<ApiResult<unknown>> {
-    const snapshot = host.getSnapshot();
-    const event = this.tick(host, snapshot);
-    if (snapshot.status !== 'active' || !snapshot.can(event)) return refusalResult(whyNoRead(host, snapshot));
+    const event = this.observeEvent(host, host.getSnapshot());
+    const refused = explainRefusal(host.getSnapshot(), event);
+    if (refused) return refusalResult(refused);
     const from = this.nextSeqOf(host);
     const outcome = await host.observe(event);
     // An operator's read also proves the document readable (the heartbeat's quiet tick does not
@@ -120,8 +120,14 @@ export class CampaignActions {
     return events.length ? events[events.length - 1]!.seq + 1 : 0;
   }
 
-  tick(host: CampaignHost, snapshot: CampaignSnapshot, force = true): TickEvent {
-    return { type: 'TICK', now: this.deps.now().toISOString(), cadenceMs: this.deps.cadenceMs, binding: bindingOf(host.facts, snapshot), ...(force ? { force } : {}) };
+  /** The heartbeat's TICK for one campaign. */
+  tick(host: CampaignHost, snapshot: CampaignSnapshot): TickEvent {
+    return { type: 'TICK', now: this.deps.now().toISOString(), cadenceMs: this.deps.cadenceMs, binding: bindingOf(host.facts, snapshot) };
+  }
+
+  /** An operator's read: the chart's OBSERVE table decides whether it can start now. */
+  observeEvent(host: CampaignHost, snapshot: CampaignSnapshot): ObserveEvent {
+    return { type: 'OBSERVE', now: this.deps.now().toISOString(), cadenceMs: this.deps.cadenceMs, binding: bindingOf(host.facts, snapshot) };
   }
 
   /** The operator event of one action, with the facts the chart's rules read. */
@@ -254,12 +260,4 @@ function representative(action: Action, snapshot: CampaignSnapshot): CampaignAct
     default:
       return { campaign_id, action } as CampaignActionBody;
   }
-}
-
-/** Why a forced read cannot start now (the chart's own states: paused, closed, nothing bound, busy). */
-function whyNoRead(host: CampaignHost, snapshot: CampaignSnapshot): string {
-  if (snapshot.status === 'done') return 'campaign_closed';
-  if (snapshot.matches('paused' as never)) return 'campaign_paused';
-  if (host.facts.binding.taskId === null) return 'no_task_bound';
-  return 'effect_in_flight';
 }

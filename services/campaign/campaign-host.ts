@@ -10,7 +10,7 @@
 import { createActor, type Actor, type AnyActorRef, type Subscription } from 'xstate';
 import type { CampaignMachine } from '../../machines/campaign.machine.js';
 import { CAMPAIGN_MACHINE_VERSION, checkRestorable, isQuiescent } from '../../machines/campaign.machine.js';
-import type { CampaignEmitted, CampaignEvent, MutationKind, OperatorEvent, TickEvent } from '../../machines/campaign.types.js';
+import type { CampaignEmitted, CampaignEvent, MutationKind, ObserveEvent, OperatorEvent, TickEvent } from '../../machines/campaign.types.js';
 import type { CampaignDocument } from '../../persistence/campaign-document.js';
 import type { CampaignStore, WriteResult } from '../../persistence/campaign-store.js';
 import { recordIntent } from '../../persistence/intent-journal.js';
@@ -158,8 +158,8 @@ export class CampaignHost {
     return this.collect(event, isQuiescent, keep);
   }
 
-  /** An operator's `observe`: a forced TICK, answered once its status read has settled. */
-  async observe(event: TickEvent): Promise<SendOutcome> {
+  /** An operator's `observe` (OBSERVE), answered once its status read has settled. */
+  async observe(event: ObserveEvent): Promise<SendOutcome> {
     this.observing++;
     try {
       return await this.collect(event, (s) => !tickBusy(s));

@@ -325,7 +325,7 @@ class SupervisorRuntime implements Supervisor {
     const host = this.system?.host(campaignId);
     if (!host || !this.link.client) return;
     const snapshot = host.getSnapshot();
-    await host.tick(this.actions.tick(host, snapshot, false));
+    await host.tick(this.actions.tick(host, snapshot));
   }
 
   async stop(): Promise<void> {

@@ -76,8 +76,8 @@ describe('authority regressions', () => {
     await w.attach('c1');
     await w.act({ campaign_id: 'c1', action: 'observe' });
     expect((await w.act({ campaign_id: 'c1', action: 'claim' })).ok).toBe(true);
-    offset = 310_000; // renewal due: it fails → control-lost
-    await w.act({ campaign_id: 'c1', action: 'observe' });
+    offset = 310_000; // renewal due: the heartbeat's tick renews (an operator's observe only reads), it fails → control-lost
+    await w.supervisor.sweep();
     offset = 0;
     expect((await w.get('c1')).campaign.state).toBe('control-lost');
     expect(await w.criticals('c1')).toBe(1);

@@ -3,7 +3,8 @@
  * the rules a mutant of a guard would otherwise break unnoticed (found by `npm run mutation`).
  */
 import { describe, expect, it } from 'vitest';
-import { leaseDueForRenewal, readDue, readbackShowsOurLease } from '../../machines/campaign.guards.js';
+import { backingOff, leaseDueForRenewal, readDue, readbackShowsOurLease } from '../../machines/campaign.guards.js';
+import { describeStates } from '../../machines/campaign.projection.js';
 import { explainRefusal, MUTATION_RULES } from '../../machines/campaign.rules.js';
 import {
   LEASE_TTL_BOUNDS,
@@ -11,6 +12,7 @@ import {
   type JournalIntentOutput,
   type LeaseReadback,
   type MutateEvent,
+  type ObserveEvent,
   type ReadBackIntentOutput,
   type ReadLeaseOutput,
   type ReadStatusOutput,
@@ -211,7 +213,7 @@ describe('campaign statechart: answers and observations', { timeout: 240_000 }, 
     expect([losses > 0, predating > 0]).toEqual([true, true]);
   });
 
-  it('reads on TICK only when a task is bound and no backoff holds (unless forced), and renews only when due', () => {
+  it('reads on TICK only when a task is bound and no backoff holds, and renews only when due', () => {
     const ticks = traversal().steps.filter((e) => e.event.type === 'TICK' && e.state.matches('active'));
     const sides = new Set<string>();
     for (const e of ticks) {
@@ -227,6 +229,21 @@ describe('campaign statechart: answers and observations', { timeout: 240_000 }, 
       }
     }
     expect([...sides].sort()).toEqual(['read:false', 'read:true', 'renew:false', 'renew:true']);
+  });
+
+  it("reads on an operator's OBSERVE whenever it is idle with a task bound, backoff or not, and only then", () => {
+    const observes = traversal().steps.filter((e) => e.event.type === 'OBSERVE' && e.state.matches('active'));
+    const sides = new Set<string>();
+    for (const e of observes) {
+      const o = e.event as ObserveEvent;
+      const reads = e.state.matches({ active: { heartbeat: 'idle' } }) && o.binding.taskId !== null;
+      sides.add(`read:${reads}`);
+      if (reads && backingOff(e.state.context, Date.parse(o.now))) sides.add('read-in-backoff');
+      expect([o, e.nextState.matches({ active: { heartbeat: 'reading' } })]).toEqual([o, reads || e.state.matches({ active: { heartbeat: 'reading' } })]);
+      // An operator's read never renews, claims or moves authority.
+      expect(describeStates(e.nextState).authority).toBe(describeStates(e.state).authority);
+    }
+    expect([...sides].sort()).toEqual(['read-in-backoff', 'read:false', 'read:true']);
   });
 
   it('keeps the lease on a renewal that confirms it (same hold), and loses control on any other renewal answer', () => {

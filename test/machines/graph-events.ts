@@ -18,6 +18,7 @@ import type {
   JournalIntentOutput,
   LeaseReadback,
   MutateEvent,
+  ObserveEvent,
   OperatorClaimEvent,
   ReadBackIntentOutput,
   ReadLeaseOutput,
@@ -142,8 +143,11 @@ export const TICKS: TickEvent[] = [
   tick({ now: LATER }),
   tick({ binding: UNBOUND }),
   tick({ now: LATER, binding: UNBOUND }),
-  tick({ force: true }),
 ];
+
+/** An operator's read (backoff or not); unbound, it breaks `taskBound`. */
+export const observe = (over: Partial<ObserveEvent> = {}): ObserveEvent => ({ type: 'OBSERVE', now: NOW, cadenceMs: CADENCE_MS, binding: BOUND, ...over });
+export const OBSERVES: ObserveEvent[] = [observe(), observe({ binding: UNBOUND })];
 
 // ---- effect answers -------------------------------------------------------------------------
 
@@ -214,8 +218,8 @@ export const READBACKS: { readback: LeaseReadback | null; requestedAt: string }[
   { readback: RIVAL, requestedAt: '2030-01-01T00:00:01.000Z' },
 ];
 
-// The backoff outlasts both tick instants (NOW, LATER): readDue is false until a forced tick
-// or a resume clears it; fewer distinct backoffs keep the graph small.
+// The backoff outlasts both tick instants (NOW, LATER): readDue is false until an operator's
+// OBSERVE reads or a resume clears it; fewer distinct backoffs keep the graph small.
 const failed = (requestedAt: string, consecutive: number, critical: boolean): ReadStatusOutput => ({
   ok: false,
   requestedAt,
@@ -295,6 +299,7 @@ export const GRAPH_EVENTS: CampaignEvent[] = [
   ...CLAIMS.map((c) => c.event),
   ...MUTATIONS.map((m) => m.event),
   ...TICKS,
+  ...OBSERVES,
   ...Object.entries(EFFECT_ANSWERS).flatMap(([id, outputs]) => [...outputs.map((o) => done(id, o)), error(id)]),
   ...READ_ANSWERS,
   // intent in doubt and its resolution

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { explainRefusal, OPERATOR_RULES } from '../../machines/campaign.rules.js';
 import type { MutateEvent, Mutation, OperatorEvent } from '../../machines/campaign.types.js';
 import { firstFailingRow, rowHolds, rowName, traversal } from './campaign-traversal.js';
-import { ARGUS_Q, CLAIMS, EPOCH, FULL, K_BLOCK, K_DONE, mutateEvent, NOW } from './graph-events.js';
+import { ARGUS_Q, CLAIMS, EPOCH, FULL, K_BLOCK, K_DONE, mutateEvent, NOW, OBSERVES } from './graph-events.js';
 
 const KINDS: Mutation[] = [
   { kind: 'submit', text: 'train v2' },
@@ -42,6 +42,7 @@ const mutationVariants = (mutation: Mutation): MutateEvent[] => {
 };
 
 const EVENTS: OperatorEvent[] = [
+  ...OBSERVES,
   ...CLAIMS.map((c) => c.event),
   ...KINDS.flatMap(mutationVariants),
   { type: 'RESOLVE_INTENT', capabilities: FULL },

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { createActor, fromPromise, waitFor } from 'xstate';
 import type { TaskSnapshot } from '../../adapters/a2a/snapshot.js';
 import { campaignMachine } from '../../machines/campaign.machine.js';
-import type { ClaimLeaseInput, ClaimLeaseOutput, MutateEvent, RemoteCapabilities, TickEvent } from '../../machines/campaign.types.js';
+import type { ClaimLeaseInput, ClaimLeaseOutput, MutateEvent, ObserveEvent, RemoteCapabilities } from '../../machines/campaign.types.js';
 import { reduce } from '../../services/reducer/reducer.js';
 import { effectsAnswering } from './read-effect-harness.js';
 import { ctx, lease, snap, T0, T1, US, viewOf } from './fixtures.js';
@@ -14,7 +14,8 @@ import { ctx, lease, snap, T0, T1, US, viewOf } from './fixtures.js';
 const OURS = { holder: US, epoch: 3, expiresAt: lease().expiresAt, readAt: T1 };
 const CAPS: RemoteCapabilities = { claim: true, renew: true, release: true, submit: true, intervene: true, cancel: true, epochEnforced: true, requestReadback: true };
 const BINDING = { taskId: 'task-1', contextId: 'ctx-1' };
-const tick: TickEvent = { type: 'TICK', now: T1, cadenceMs: 120_000, binding: BINDING, force: true };
+// An operator's read: it reads at the same instant again, backoff or not.
+const tick: ObserveEvent = { type: 'OBSERVE', now: T1, cadenceMs: 120_000, binding: BINDING };
 
 async function controlling() {
   let answer: TaskSnapshot = snap();

@@ -92,7 +92,8 @@ describe('the document bound', () => {
     const system = createCampaignSystem({ store: mem.store, now: () => new Date(clock), effects: { controllerId: 'argus-openoperator', remote, now: () => new Date(clock) } });
     await system.load();
     const host = system.host(campaignId) as CampaignHost;
-    const read = () => host.tick({ type: 'TICK', now: new Date(clock).toISOString(), cadenceMs: 60_000, binding: { taskId: 'task-A', contextId: null }, force: true });
+    // An operator's read: the failure streaks' backoff does not hold it back.
+    const read = () => host.observe({ type: 'OBSERVE', now: new Date(clock).toISOString(), cadenceMs: 60_000, binding: { taskId: 'task-A', contextId: null } });
     let largest = 0;
     for (n = 1; n <= 1500; n++) {
       clock += 1000;
