@@ -60,7 +60,8 @@ export interface DecisionRuntime {
   close(): Promise<void>;
 }
 
-const fail = <T>(code: string, message: string): Outcome<T> => ({ ok: false, error: { code, message } });
+/** A runtime outcome (the adapters' codes), never an API answer: the chart maps it to a reason. */
+const notRun = <T>(code: string, message: string): Outcome<T> => ({ ok: false, error: { code, message } });
 const errorCode = (e: unknown): string => (e && typeof e === 'object' && typeof (e as { code?: unknown }).code === 'string' ? (e as { code: string }).code : 'unexpected');
 
 /** Creates the Argus HOME (`<home>/home`, 0700) before the first call, not at construction. */
@@ -72,7 +73,7 @@ function withHome(bridge: ArgusBridge, home: string): ArgusBridge {
         mkdirSync(path.join(home, 'home'), { recursive: true, mode: 0o700 });
         made = true;
       } catch {
-        return Promise.resolve(fail('argus_unavailable', 'The Argus home folder could not be created.'));
+        return Promise.resolve(notRun('argus_unavailable', 'The Argus home folder could not be created.'));
       }
     }
     return call();
@@ -165,10 +166,10 @@ export function createDecisionRuntime(config: SupervisorConfig, deps: DecisionRu
     missionDeadlineMs: config.missionDeadlineSeconds * 1000,
     onModelCall,
     assessForeman(observation) {
-      if (!config.foremanEnabled) return Promise.resolve(fail('foreman_disabled', 'Foreman is off (ARGUS_SUPERVISOR_FOREMAN_ENABLED).'));
+      if (!config.foremanEnabled) return Promise.resolve(notRun('foreman_disabled', 'Foreman is off (ARGUS_SUPERVISOR_FOREMAN_ENABLED).'));
       const now = availability().foreman;
       if (!now.available || foremanEnv === null || shim === null || config.foremanPython === null) {
-        return Promise.resolve(fail('foreman_unavailable', `Foreman cannot run here (missing: ${now.missing.join(', ') || 'closed'}).`));
+        return Promise.resolve(notRun('foreman_unavailable', `Foreman cannot run here (missing: ${now.missing.join(', ') || 'closed'}).`));
       }
       return runForeman({
         python: config.foremanPython,
