@@ -66,8 +66,10 @@ export interface BenchResult {
   heap_used_mb: number;
   /** Durable writes during every unchanged sweep after setup (goal: 0). */
   store_writes: number;
-  /** Model calls during every unchanged sweep after setup (goal: 0). */
+  /** Model calls (argus_supervisor_model_calls_total) during every unchanged sweep after setup (goal: 0). */
   model_calls: number;
+  /** Wake requests handed to the counting bridges during those sweeps (goal: 0); a request, not a model call. */
+  wake_requests: number;
   /** Ticks per measured sweep and errors over all of them. */
   ticked: number;
   /** Ticks the supervisor counted as unchanged over all measured sweeps (goal: rounds × campaigns). */
@@ -136,7 +138,8 @@ export async function runBench(args: BenchArgs): Promise<BenchResult & Partial<R
 
     // Setup is done: everything from here is counted.
     const writes0 = await counterTotal(metrics.storeWrites);
-    const models0 = (await counterTotal(metrics.modelCalls)) + bench.wakes();
+    const models0 = await counterTotal(metrics.modelCalls);
+    const wakes0 = bench.wakes();
 
     const headers: Record<string, string> = {
       'content-type': 'application/json',
@@ -148,7 +151,8 @@ export async function runBench(args: BenchArgs): Promise<BenchResult & Partial<R
     const { sweep: ours, raw: raws, sdk: sdks } = r.measured;
 
     const storeWrites = (await counterTotal(metrics.storeWrites)) - writes0;
-    const modelCalls = (await counterTotal(metrics.modelCalls)) + bench.wakes() - models0;
+    const modelCalls = (await counterTotal(metrics.modelCalls)) - models0;
+    const wakeRequests = bench.wakes() - wakes0;
     const sweepMs = median(ours.map((m) => m.wallMs));
     const rawMs = median(raws.map((m) => m.wallMs));
     const sdkMs = median(sdks.map((m) => m.wallMs));
@@ -167,6 +171,7 @@ export async function runBench(args: BenchArgs): Promise<BenchResult & Partial<R
       heap_used_mb: mb(r.heapUsed),
       store_writes: storeWrites,
       model_calls: modelCalls,
+      wake_requests: wakeRequests,
       ticked: r.ticked,
       unchanged_ticks: r.unchangedTicks,
       tick_errors: r.tickErrors,
@@ -209,7 +214,7 @@ export async function runBench(args: BenchArgs): Promise<BenchResult & Partial<R
 function humanSummary(r: BenchResult & Partial<RestartFields>): string {
   const lines = [
     `campaigns ${r.campaigns}, concurrency ${r.concurrency}, ${r.rounds} rounds, node ${r.node}`,
-    `sweep   ${r.sweep_ms} ms  cpu ${r.cpu_ms} ms  rss ${r.rss_mb} MB (max ${r.rss_max_mb}, heap growth ${r.heap_growth_percent || 'V8 default'})  writes ${r.store_writes}  model calls ${r.model_calls}  [${r.rounds_ms.sweep.join(', ')}]`,
+    `sweep   ${r.sweep_ms} ms  cpu ${r.cpu_ms} ms  rss ${r.rss_mb} MB (max ${r.rss_max_mb}, heap growth ${r.heap_growth_percent || 'V8 default'})  writes ${r.store_writes}  model calls ${r.model_calls}  wakes ${r.wake_requests}  [${r.rounds_ms.sweep.join(', ')}]`,
     `raw     ${r.raw_sweep_ms} ms  cpu ${r.raw_cpu_ms} ms  [${r.rounds_ms.raw.join(', ')}]`,
     `sdk     ${r.sdk_sweep_ms} ms  cpu ${r.sdk_cpu_ms} ms  [${r.rounds_ms.sdk.join(', ')}]`,
     `sweep/raw ${r.sweep_vs_raw} (goal <= ${r.sweep_vs_raw_goal}: ${r.sweep_vs_raw_ok ? 'met' : 'MISSED'}); below sdk: ${r.sweep_below_sdk}; cpu sweep/raw ${r.cpu_vs_raw}`,

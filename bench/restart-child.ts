@@ -36,7 +36,10 @@ export interface RestartResult {
   restart_sweep_ms: number;
   /** Durable writes over the whole restarted process, start and sweep (goal: 0). */
   restart_store_writes: number;
+  /** argus_supervisor_model_calls_total over the whole restarted process (goal: 0). */
   restart_model_calls: number;
+  /** Wake requests handed to the counting bridges over the whole restarted process (goal: 0). */
+  restart_wake_requests: number;
   restart_ticked: number;
   /** Ticks of the first sweep the supervisor counted as unchanged (goal: every campaign). */
   restart_unchanged_ticks: number;
@@ -69,7 +72,8 @@ async function main(): Promise<RestartResult> {
       restart_sweep_ms: round1(end - t),
       // A fresh process has fresh counters: their totals are everything this process did.
       restart_store_writes: await counterTotal(metrics.storeWrites),
-      restart_model_calls: (await counterTotal(metrics.modelCalls)) + wakes(),
+      restart_model_calls: await counterTotal(metrics.modelCalls),
+      restart_wake_requests: wakes(),
       restart_ticked: report.ticked,
       restart_unchanged_ticks: await unchangedTicks(supervisor),
       restart_tick_errors: report.errors,

@@ -103,10 +103,11 @@ export class CampaignViews {
     if (saved.appended.length && this.loading) this.loading.events.push(...eventViews(saved.appended));
     else if (saved.appended.length) readModel.trigger.publicEventsAppended({ events: eventViews(saved.appended) });
     for (const wake of saved.wakes) {
+      // A wake is a request, not a model call: model_calls is counted only where a model is
+      // actually called (services/decisions/decision-runtime.ts, per argus_message / Foreman run).
       metrics.wakeRequests.inc({ target: wake.target });
       const handler = this.deps.wakeHandlers?.[wake.target];
       if (!handler) continue;
-      metrics.modelCalls.inc({ runtime: wake.target });
       // A wake is durable before the handler runs; a failing (or slow) handler never blocks observation.
       void handler(host.id, wake).catch((error: unknown) =>
         this.deps.logger.error({ campaignId: host.id, target: wake.target, err: String(error) }, 'wake handler failed'),

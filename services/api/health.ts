@@ -5,6 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import type { RemoteDescription } from '../../adapters/a2a/discovery.js';
+import type { DecisionAvailability } from '../decisions/availability.js';
 import type { SupervisorConfig } from '../runtime/config.js';
 import type { SweepReport } from '../runtime/heartbeat.js';
 import type { HealthView } from './supervisor-api.js';
@@ -16,15 +17,21 @@ export interface HealthInputs {
   corrupt: number;
   remoteReachable: boolean | null;
   description: RemoteDescription | null;
+  /** The decision runtime's own report: names of missing parts only, never a path or a value. */
+  decisions: DecisionAvailability;
 }
 
-export function buildHealth({ config, lastSweep, campaigns, corrupt, remoteReachable, description }: HealthInputs): HealthView {
+export function buildHealth({ config, lastSweep, campaigns, corrupt, remoteReachable, description, decisions }: HealthInputs): HealthView {
   return {
     enabled: config.enabled,
-    // Presence of the configured interpreters only; the bridges that use them come later.
+    // Presence of the configured interpreters only; `decisions` says whether each runtime can run.
     runtime: {
       argus: config.argusPython ? (existsSync(config.argusPython) ? 'present' : 'missing') : 'not_configured',
       foreman: config.foremanEnabled ? (config.foremanPython && existsSync(config.foremanPython) ? 'present' : 'missing') : 'disabled',
+    },
+    decisions: {
+      argus: { available: decisions.argus.available, missing: [...decisions.argus.missing] },
+      foreman: { enabled: decisions.foreman.enabled, available: decisions.foreman.available, missing: [...decisions.foreman.missing] },
     },
     configured: { remote: config.a2aUrl !== null, remote_token: config.a2aToken !== null, api_key: config.apiKey !== null, backend: config.backend !== null },
     api_key_source: config.apiKeySource,

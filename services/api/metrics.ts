@@ -42,7 +42,7 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Supervis
     }),
     modelCalls: new Counter({
       name: 'argus_supervisor_model_calls_total',
-      help: 'Calls into a model runtime (Argus turns, Foreman assessments).',
+      help: 'Model calls: every argus_message sent and every Foreman assessment started, nothing else (not status reads, not project creation, not wake requests).',
       labelNames: ['runtime'],
       registers: [registry],
     }),
@@ -54,7 +54,7 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Supervis
     }),
     wakeRequests: new Counter({
       name: 'argus_supervisor_wake_requests_total',
-      help: 'Wake requests recorded for a decision runtime.',
+      help: 'Wake requests recorded durably for a decision runtime (a request, not a model call).',
       labelNames: ['target'],
       registers: [registry],
     }),
@@ -96,6 +96,7 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Supervis
   // Zero-initialise the labelled series so dashboards see them before the first event.
   for (const result of ['unchanged', 'changed', 'failed']) m.ticks.inc({ result }, 0);
   for (const runtime of ['argus', 'foreman']) m.modelCalls.inc({ runtime }, 0);
+  for (const target of ['argus', 'foreman']) m.wakeRequests.inc({ target }, 0);
   for (const kind of PUBLIC_EVENT_KINDS) m.publicEvents.inc({ kind }, 0);
   for (const reason of ['missing', 'invalid']) m.authFailures.inc({ reason }, 0);
   return m;

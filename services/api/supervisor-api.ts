@@ -6,6 +6,7 @@
 import type { ApiError } from './api-errors.js';
 import type { CampaignSummary, PublicEventView, ReadModel } from './read-model.js';
 import type { SupervisorMetrics } from './metrics.js';
+import type { DecisionAvailability } from '../decisions/availability.js';
 
 /** `replayed`: the kept answer to an earlier request with the same Idempotency-Key. */
 export type ApiResult<T> = ({ ok: true; value: T } | { ok: false; error: ApiError }) & { replayed?: true };
@@ -19,6 +20,8 @@ export interface RequestOptions {
 export interface HealthView {
   enabled: boolean;
   runtime: { argus: 'not_configured' | 'present' | 'missing'; foreman: 'disabled' | 'present' | 'missing' };
+  /** What model decisions lack, by name only (services/decisions/availability.ts). */
+  decisions: DecisionAvailability;
   configured: { remote: boolean; remote_token: boolean; api_key: boolean; backend: boolean };
   api_key_source: 'deployment_secret' | 'generated_local' | 'missing';
   controller_id: string;

@@ -6,6 +6,7 @@
  */
 import type { A2AClient } from '../../adapters/a2a/index.js';
 import type { MutationKind } from '../../machines/campaign.types.js';
+import type { DecisionRuntime } from '../decisions/decision-runtime.js';
 
 /** The intent record the journal writes before a mutation may be sent. */
 export interface JournalIntentRecord {
@@ -29,6 +30,12 @@ export interface EffectDeps {
   publishedKeys(campaignId: string): Promise<ReadonlySet<string>>;
   /** Called after each status read that reached the wire, with its result (reachability, metrics, last_read_at). */
   onStatusRead?(campaignId: string, ok: boolean, code: string | null, at: string): void;
+  /**
+   * The Argus bridge and Foreman runner. NOT USED YET: no effect and no chart state invokes
+   * them in this build (the decision boundaries are wired into the chart in a later change);
+   * it is here so that change needs no new plumbing. Wake requests are still only recorded.
+   */
+  decisions?: DecisionRuntime;
 }
 
 /** The code every effect answers with when there is no remote to talk to (nothing is sent). */

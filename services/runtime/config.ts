@@ -10,6 +10,7 @@ import { isIP } from 'node:net';
 import { resolve, relative, isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import { urlCredentialProblem } from '../../adapters/a2a/base-url.js';
+import { BACKEND_VARIABLES } from '../../adapters/argus/argus-env.js';
 
 /** Values that turn a flag on; `0 false no off ''` (or unset) turn it off; anything else is refused. */
 export const FLAG_ON_VALUES = ['1', 'true', 'yes', 'on'] as const;
@@ -52,6 +53,10 @@ const envSchema = z.object({
   ARGUS_SUPERVISOR_ARGUS_HOME: z.string().optional(),
   ARGUS_SUPERVISOR_ARGUS_PYTHON: z.string().optional(),
   ARGUS_SUPERVISOR_BACKEND: z.string().optional(),
+  // The decision budget bounds one Argus call (child start included); the mission deadline
+  // bounds how long a dispatched mission may take to settle, checked on heartbeat ticks.
+  ARGUS_SUPERVISOR_DECISION_BUDGET_SECONDS: boundedInt('ARGUS_SUPERVISOR_DECISION_BUDGET_SECONDS', 10, 1800, 120),
+  ARGUS_SUPERVISOR_MISSION_DEADLINE_SECONDS: boundedInt('ARGUS_SUPERVISOR_MISSION_DEADLINE_SECONDS', 60, 86_400, 1800),
   ARGUS_SUPERVISOR_FOREMAN_ENABLED: flag,
   ARGUS_SUPERVISOR_FOREMAN_PYTHON: z.string().optional(),
   ARGUS_SUPERVISOR_API_KEY: z.string().optional(),
@@ -76,7 +81,12 @@ export interface SupervisorConfig {
   stateRoot: string;
   argusHome: string;
   argusPython: string | null;
+  /** `ARGUS_SUPERVISOR_BACKEND`: one of Argus's runner backends, or null (no model decisions). */
   backend: string | null;
+  /** One Argus call's budget (`argus_message` included), seconds. */
+  decisionBudgetSeconds: number;
+  /** How long a dispatched Argus mission may take to settle before NEEDS_YOU, seconds. */
+  missionDeadlineSeconds: number;
   foremanEnabled: boolean;
   foremanPython: string | null;
   /** Secret. */
@@ -187,6 +197,19 @@ export function loadConfig(env: NodeJS.ProcessEnv): SupervisorConfig {
       message: 'ARGUS_SUPERVISOR_LEASE_TTL_SECONDS must be at least twice ARGUS_SUPERVISOR_HEARTBEAT_SECONDS so the heartbeat can renew it',
     });
   }
+  // Never inferred, and never a name Argus does not know: a typo would otherwise surface only
+  // at the first decision, as an Argus start failure.
+  const backend = e.ARGUS_SUPERVISOR_BACKEND ?? '';
+  if (backend !== '' && !Object.hasOwn(BACKEND_VARIABLES, backend)) {
+    problems.push({ code: 'config_invalid', message: `ARGUS_SUPERVISOR_BACKEND must be one of ${Object.keys(BACKEND_VARIABLES).join(', ')}` });
+  }
+  // A mission cannot settle before the turn that dispatched it has had its budget.
+  if (e.ARGUS_SUPERVISOR_MISSION_DEADLINE_SECONDS < e.ARGUS_SUPERVISOR_DECISION_BUDGET_SECONDS) {
+    problems.push({
+      code: 'config_invalid',
+      message: 'ARGUS_SUPERVISOR_MISSION_DEADLINE_SECONDS must be at least ARGUS_SUPERVISOR_DECISION_BUDGET_SECONDS',
+    });
+  }
   const url = e.OPENTRAINING_A2A_URL ?? '';
   if (url !== '') {
     const problem = a2aUrlProblem(url, e.OPENTRAINING_A2A_TOKEN);
@@ -218,6 +241,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): SupervisorConfig {
     argusHome,
     argusPython: blank(e.ARGUS_SUPERVISOR_ARGUS_PYTHON),
     backend: blank(e.ARGUS_SUPERVISOR_BACKEND),
+    decisionBudgetSeconds: e.ARGUS_SUPERVISOR_DECISION_BUDGET_SECONDS,
+    missionDeadlineSeconds: e.ARGUS_SUPERVISOR_MISSION_DEADLINE_SECONDS,
     foremanEnabled: e.ARGUS_SUPERVISOR_FOREMAN_ENABLED,
     foremanPython: blank(e.ARGUS_SUPERVISOR_FOREMAN_PYTHON),
     apiKey,

@@ -12,6 +12,7 @@ import type { DurableFs } from '../../persistence/durable-json-adapter.js';
 import type { Ownership } from '../../persistence/owner-lock.js';
 import type { WakeHandler } from '../api/campaign-views.js';
 import type { SupervisorMetrics } from '../api/metrics.js';
+import type { DecisionRuntime } from '../decisions/decision-runtime.js';
 import type { ApiResult, SupervisorApi } from '../api/supervisor-api.js';
 import type { CampaignSystem } from './campaign-system.js';
 import type { SupervisorConfig } from './config.js';
@@ -23,6 +24,11 @@ export interface SupervisorOptions {
   /** Injected remote (tests, embedding hosts); default: an A2A client for `config.a2aUrl`. */
   remote?: A2AClient | null;
   wakeHandlers?: Partial<Record<WakeTarget, WakeHandler>>;
+  /**
+   * The Argus bridge and Foreman runner (e.g. wired to the SIMULATED ones for the demo);
+   * default: built from `config` (services/decisions). The supervisor closes it on stop.
+   */
+  decisions?: DecisionRuntime;
   /** Heartbeat concurrency (default 64). */
   concurrency?: number;
   now?: () => Date;

@@ -30,6 +30,7 @@ import { throwStoreFailure } from '../api/store-answers.js';
 import type { ApiResult, HealthView, RequestOptions, StatusView } from '../api/supervisor-api.js';
 import { createRequestGate, type KeepAnswer, type RequestGate } from '../authority/request-gate.js';
 import type { CampaignHost } from '../campaign/campaign-host.js';
+import { supervisorDecisions, type DecisionRuntime } from '../decisions/supervisor-decisions.js';
 import { createCampaignSystem, type CampaignSystem } from './campaign-system.js';
 import { systemHooks } from './system-hooks.js';
 import type { SupervisorConfig } from './config.js';
@@ -62,6 +63,7 @@ class SupervisorRuntime implements Supervisor {
   private readonly gate: RequestGate;
   private readonly actions: CampaignActions;
   private readonly views: CampaignViews;
+  private readonly decisions: DecisionRuntime;
   private readonly writesByCampaign = new Map<string, number>();
   /** Which campaign controls which remote context (the claim rule's fact), kept as views change. */
   private readonly controllers = new ContextControllers();
@@ -78,6 +80,7 @@ class SupervisorRuntime implements Supervisor {
     this.metrics.countCampaignsFrom(function* () {
       for (const c of model.getSnapshot().context.campaigns.values()) yield { authority: c.state, attention: c.attention };
     });
+    this.decisions = supervisorDecisions({ config: this.config, metrics: this.metrics, logger: this.logger, injected: opts.decisions });
     this.link = new RemoteLink(this.config, this.logger, this.metrics, opts.remote);
     this.ownership =
       opts.ownership ??
@@ -148,7 +151,7 @@ class SupervisorRuntime implements Supervisor {
     const corrupt = [...(this.system?.corruptCampaigns() ?? [])].length;
     const campaigns = this.system?.list().length ?? 0;
     const { config } = this;
-    return buildHealth({ config, lastSweep: this.heartbeat?.lastSweep ?? null, campaigns, corrupt, remoteReachable: this.link.reachable, description: this.link.description });
+    return buildHealth({ config, lastSweep: this.heartbeat?.lastSweep ?? null, campaigns, corrupt, remoteReachable: this.link.reachable, description: this.link.description, decisions: this.decisions.availability() });
   }
 
   status(): StatusView {
@@ -287,7 +290,7 @@ class SupervisorRuntime implements Supervisor {
       store: this.store,
       now: this.now,
       inspect: this.opts.inspect,
-      effects: { controllerId: this.config.controllerId, remote: this.link.client, now: this.now, onStatusRead: (...read) => this.statusRead(...read) },
+      effects: { controllerId: this.config.controllerId, remote: this.link.client, now: this.now, onStatusRead: (...read) => this.statusRead(...read), decisions: this.decisions },
       ...systemHooks({ views, gate: this.gate, logger: this.logger, controllers: this.controllers }),
     });
     views.beginLoad();
@@ -332,6 +335,7 @@ class SupervisorRuntime implements Supervisor {
     await this.heartbeat?.stop();
     await this.system?.stop();
     await this.link.close();
+    await this.decisions.close();
     await this.owner?.release();
     this.owner = null;
   }

@@ -60,7 +60,7 @@ describe('bench run', () => {
       expect(typeof result[field], field).toBe('number');
       expect(Number.isFinite(result[field]), field).toBe(true);
     }
-    expect(result).toMatchObject({ campaigns: 20, concurrency: 64, rounds: 1, ticked: 20, unchanged_ticks: 20, tick_errors: 0, store_writes: 0, model_calls: 0 });
+    expect(result).toMatchObject({ campaigns: 20, concurrency: 64, rounds: 1, ticked: 20, unchanged_ticks: 20, tick_errors: 0, store_writes: 0, model_calls: 0, wake_requests: 0 });
     expect(result.node).toBe(process.version);
     expect(typeof result.sweep_below_sdk).toBe('boolean');
     expect(typeof result.sweep_vs_raw_ok).toBe('boolean');
@@ -91,6 +91,7 @@ describe('bench run', () => {
       store_writes: 0,
       restart_store_writes: 0,
       restart_model_calls: 0,
+      restart_wake_requests: 0,
       restart_ticked: 20,
       restart_unchanged_ticks: 20,
       restart_tick_errors: 0,

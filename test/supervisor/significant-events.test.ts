@@ -55,7 +55,10 @@ describe('a terminal attempt', () => {
     expect(wakes.argus).toHaveLength(1);
     expect(wakes.foreman).toHaveLength(1);
     expect(await storeWrites(supervisor)).toBe(writes);
-    expect(await metricValue(supervisor, 'argus_supervisor_model_calls_total', { runtime: 'argus' })).toBe(1);
+    // One wake request was recorded; the test's counting handler calls no model, so no model call is counted.
+    expect(await metricValue(supervisor, 'argus_supervisor_wake_requests_total', { target: 'argus' })).toBe(1);
+    expect(await metricValue(supervisor, 'argus_supervisor_wake_requests_total', { target: 'foreman' })).toBe(1);
+    expect(await metricValue(supervisor, 'argus_supervisor_model_calls_total')).toBe(0);
     expect(await metricValue(supervisor, 'argus_supervisor_public_events_total', { kind: 'ATTEMPT_COMPLETED' })).toBe(1);
   });
 
