@@ -42,10 +42,11 @@ const INVISIBLE_CHARS = /[\p{Cf}\u034f\u115f\u1160\u3164\uffa0\ufe00-\ufe0f\u{e0
 // eslint-disable-next-line no-control-regex
 const ANSI_SEQUENCES = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u009b[0-?]*[ -/]*[@-~]/g;
 /** Credential-shaped values whatever the configured secrets are: `Bearer x`, `X-API-KEY: x`, `x-api-key=x`. */
-// A header's value may carry its scheme (`Authorization: Bearer x`): the scheme is kept and the
-// credential after it is what gets redacted, never the scheme word alone.
+// An `Authorization` value is redacted to the end of the value (quotes end it): schemes such
+// as Negotiate, Digest or AWS4-HMAC-SHA256 carry the credential after several words or commas.
+// A known scheme word is kept so the text still says what kind of credential it was.
 const CREDENTIAL_SHAPES =
-  /\b(bearer|basic)(\s+|%20|\+)[^\s"',;]+|\b(x[-_]?api[-_]?key|api[-_]?key|authorization)(["']?\s*[:=]\s*["']?|%3a|%3d)(?:(bearer|basic|token|digest)(?:\s+|%20|\+))?[^\s"',;]+/gi;
+  /\b(bearer|basic)(\s+|%20|\+)[^\s"',;]+|\b(authorization)(["']?\s*[:=]\s*["']?|%3a|%3d)(?:(bearer|basic|token|digest|negotiate|ntlm|hoba|mutual|dpop|aws4-hmac-sha256)(?:\s+|%20|\+))?[^"'\r\n]+|\b(x[-_]?api[-_]?key|api[-_]?key)(["']?\s*[:=]\s*["']?|%3a|%3d)[^\s"',;]+/gi;
 const REDACTED = '[REDACTED]';
 
 /** A secret shorter than this is not a credential (and redacting it would shred normal text). */
@@ -64,8 +65,13 @@ export function redactSecrets(text: string, secrets: readonly string[]): string 
       out = out.replace(new RegExp(escapeRegExp(secret), 'gi'), REDACTED);
     }
   }
-  return out.replace(CREDENTIAL_SHAPES, (_m, scheme: string | undefined, _sp, header: string | undefined, _sep, headerScheme: string | undefined) =>
-    scheme ? `${scheme} ${REDACTED}` : `${header}: ${headerScheme ? `${headerScheme} ` : ''}${REDACTED}`,
+  return out.replace(
+    CREDENTIAL_SHAPES,
+    (_m, scheme: string | undefined, _sp, auth: string | undefined, _sep, authScheme: string | undefined, keyHeader: string | undefined) => {
+      if (scheme) return `${scheme} ${REDACTED}`;
+      if (auth) return `${auth}: ${authScheme ? `${authScheme} ` : ''}${REDACTED}`;
+      return `${keyHeader}: ${REDACTED}`;
+    },
   );
 }
 

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { createLogger } from '../../adapters/logger.js';
 import { createHttpServer, listen } from '../../server/http-server.js';
 import { ConfigError, loadConfig, type SupervisorConfig } from '../../services/runtime/config.js';
-import { applyHeapGrowth, HEAP_GROWTH_ENV, HeapGrowthError, parseHeapGrowthPercent } from '../../services/runtime/heap-growth.js';
+import { applyHeapGrowth, HeapGrowthError, heapGrowthForServe } from '../../services/runtime/heap-growth.js';
 import { createSupervisor, type Supervisor } from '../../services/runtime/supervisor.js';
 import { exitWith, listenFailure, startupFailure } from './startup.js';
 
@@ -16,7 +16,7 @@ export function registerServe(program: Command): void {
       let config: SupervisorConfig;
       try {
         config = loadConfig(process.env);
-        applyHeapGrowth(parseHeapGrowthPercent(process.env[HEAP_GROWTH_ENV]));
+        applyHeapGrowth(heapGrowthForServe(process.env, process.execArgv));
       } catch (e) {
         if (e instanceof ConfigError) exitWith(e.lines());
         if (e instanceof HeapGrowthError) exitWith([`${e.code}: ${e.message}`]);

@@ -18,6 +18,7 @@ import { failure, type StoreFailure } from '../../persistence/store-errors.js';
 import { crashPoint } from '../runtime/fault-points.js';
 import { applySave, isDurable, type SaveResult } from './campaign-save.js';
 import { describeStates } from '../../machines/campaign.projection.js';
+import { migrateCampaign3to4 } from '../../machines/campaign.restore.js';
 import { HostWaiters, tickBusy, type Collector, type KeepInSave, type SendOutcome } from './host-waiters.js';
 import { factsOf, type CampaignFacts, type CampaignSnapshot } from './projection.js';
 
@@ -92,7 +93,9 @@ export class CampaignHost {
     try {
       // Input is ignored on restore (the context comes from the snapshot); the types ask for it.
       // Inspection is the shared system's (set on the fleet root).
-      const options = { snapshot: this.durable, input: { campaignId: this.id }, id: this.id, parent: this.deps.fleet };
+      // Restored the way a restart restores it (a rewind after a failed save too): a snapshot
+      // saved mid-read settles in `heartbeat.idle`, since no restarted reader answers that read.
+      const options = { snapshot: migrateCampaign3to4(this.durable), input: { campaignId: this.id }, id: this.id, parent: this.deps.fleet };
       actor = createActor(this.deps.logic, options as never);
     } catch (error) {
       throw new MachineRestoreError(error instanceof Error ? error.message : String(error));

@@ -33,6 +33,21 @@ export function parseHeapGrowthPercent(raw: string | undefined): number {
   return n;
 }
 
+/** True when node was started with its own `--heap-growing-percent` (argv or NODE_OPTIONS). */
+export function heapGrowthFlagGiven(execArgv: readonly string[], nodeOptions: string | undefined): boolean {
+  return [...execArgv, ...(nodeOptions ?? '').split(/\s+/)].some((arg) => /^--heap[-_]growing[-_]percent(=|$)/.test(arg));
+}
+
+/**
+ * What `serve` applies: the environment variable when set; else the default, unless node was
+ * started with its own flag (an operator's explicit flag is never silently overridden).
+ */
+export function heapGrowthForServe(env: NodeJS.ProcessEnv, execArgv: readonly string[]): number {
+  const raw = env[HEAP_GROWTH_ENV];
+  if ((raw === undefined || raw.trim() === '') && heapGrowthFlagGiven(execArgv, env.NODE_OPTIONS)) return 0;
+  return parseHeapGrowthPercent(raw);
+}
+
 /** Applies the growth (from the next full collection on); 0 changes nothing. */
 export function applyHeapGrowth(percent: number): void {
   if (percent > 0) v8.setFlagsFromString(`--heap-growing-percent=${percent}`);
