@@ -101,9 +101,9 @@ export interface RestartFields extends RestartResult {
 
 export async function runBench(args: BenchArgs): Promise<BenchResult & Partial<RestartFields>> {
   const { campaigns: n, concurrency, rounds } = args;
-  // What `serve` runs with, unless asked for V8's defaults (an embedding host's process).
+  // What `serve` runs with (applied once start() has loaded, as `serve` does), unless asked
+  // for V8's defaults (an embedding host's process).
   const heapGrowth = args.v8HeapDefaults ? 0 : DEFAULT_HEAP_GROWTH_PERCENT;
-  applyHeapGrowth(heapGrowth);
   const loadAtStart = loadavg()[0]!;
   let sim: SimChild | null = null;
   let root: string | null = null;
@@ -120,6 +120,7 @@ export async function runBench(args: BenchArgs): Promise<BenchResult & Partial<R
     const bench = await createBenchSupervisor(sim.url, root, concurrency);
     supervisor = bench.supervisor;
     await supervisor.start({ heartbeat: false, initialSweep: false });
+    applyHeapGrowth(heapGrowth);
     const described = await bench.remote.discover();
     if (!described.ok) throw new Error(`discovery failed: ${described.error.code}`);
 

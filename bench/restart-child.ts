@@ -51,13 +51,14 @@ export interface RestartResult {
 async function main(): Promise<RestartResult> {
   const bootMs = performance.now();
   const input = JSON.parse(process.argv[2] ?? '') as RestartInput;
-  applyHeapGrowth(input.heapGrowthPercent);
   const { supervisor, wakes } = await createBenchSupervisor(input.url, input.stateRoot, input.concurrency);
   try {
     const t = performance.now();
     // The real restart path: start() reads each campaign as soon as its actor is up.
     await supervisor.start({ heartbeat: false });
     const loadMs = performance.now() - t;
+    // As `serve` does: once every campaign is loaded.
+    applyHeapGrowth(input.heapGrowthPercent);
     const first = supervisor.initialSweep();
     if (!first) throw new Error('start() made no first sweep');
     const report = await first;

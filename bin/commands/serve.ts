@@ -14,9 +14,10 @@ export function registerServe(program: Command): void {
     .action(async () => {
       // Every start-up failure is one `code: sentence` line and exit 2 (bin/commands/startup.ts).
       let config: SupervisorConfig;
+      let heapGrowth: number;
       try {
         config = loadConfig(process.env);
-        applyHeapGrowth(heapGrowthForServe(process.env, process.execArgv));
+        heapGrowth = heapGrowthForServe(process.env, process.execArgv);
       } catch (e) {
         if (e instanceof ConfigError) exitWith(e.lines());
         if (e instanceof HeapGrowthError) exitWith([`${e.code}: ${e.message}`]);
@@ -27,6 +28,9 @@ export function registerServe(program: Command): void {
       try {
         supervisor = await createSupervisor({ config, logger });
         await supervisor.start();
+        // After the boot load: a heap still growing toward its live set would pay one full
+        // collection per 50% of growth (services/runtime/heap-growth.ts).
+        applyHeapGrowth(heapGrowth);
       } catch (e) {
         await supervisor?.stop().catch(() => undefined);
         exitWith([startupFailure(e)]);
