@@ -41,6 +41,24 @@ describe('runtime/source-lock.json and the install scripts', () => {
     });
   }
 
+  it('install-runtime.sh (what both call) parses, refuses a runtime it does not know, and has no sudo', () => {
+    const script = path.join(REPO_ROOT, 'runtime', 'install-runtime.sh');
+    recordSyncOutput('bash-n-runtime', { stdout: execFileSync('bash', ['-n', script], { encoding: 'utf8' }), stderr: '' });
+    let status = 0;
+    let stderr = '';
+    try {
+      execFileSync('bash', [script, 'pip', '--plan'], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    } catch (error) {
+      const e = error as { status: number; stderr: string; stdout: string };
+      recordSyncOutput('unknown-runtime', e);
+      status = e.status;
+      stderr = e.stderr;
+    }
+    expect([status, stderr.trim()]).toEqual([2, 'usage: install-runtime.sh argus|foreman [--plan]']);
+    const commands = readFileSync(script, 'utf8').split('\n').filter((l) => !l.trimStart().startsWith('#'));
+    expect(commands.filter((l) => /\bsudo\b/.test(l))).toEqual([]);
+  });
+
   it('the Python files resolve from the package root, which package.json ships', () => {
     expect(packageRoot()).toBe(REPO_ROOT);
     // dist/adapters/foreman/index.js resolves to the same root.
