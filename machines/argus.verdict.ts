@@ -69,13 +69,18 @@ export const COMPLETE_KIND = 'mission_complete';
 /** The mission ended without approval (Argus journals an abort apart from a failure). */
 export const FAILED_KINDS: readonly string[] = ['mission_failed', 'mission_aborted'];
 
+/** ISO-8601 date-time with an explicit zone (Z or ±hh:mm). */
+const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
+
 /**
- * An instant as milliseconds: ISO-8601, or epoch seconds as a decimal string (real Argus
- * journals `ts` as a float). Anything else is NaN, and a NaN is never "after" anything.
+ * An instant as milliseconds: ISO-8601 with a zone, or epoch seconds as a decimal string (real
+ * Argus journals `ts` as a float). Anything else is NaN, and a NaN is never "after" anything:
+ * Date.parse alone would read a zone-less time in the host's zone, so a verdict's freshness
+ * would depend on the machine's TZ.
  */
 export function instantMs(value: string): number {
   if (/^\d{1,12}(\.\d{1,9})?$/.test(value)) return Number(value) * 1000;
-  return Date.parse(value);
+  return ISO_WITH_ZONE.test(value) ? Date.parse(value) : Number.NaN;
 }
 
 // ---- the rules, one predicate each --------------------------------------------------------------

@@ -31,6 +31,8 @@ export const DEFAULT_ARGUS_CALL_TIMEOUT_MS = 120_000;
 const MAX_RESULT_CHARS = 1_048_576;
 /** Bytes of a stderr line we keep waiting for its newline. */
 const MAX_STDERR_LINE = 4_096;
+/** Stderr lines logged per minute: a child that floods stderr must not flood our log. */
+export const MAX_STDERR_LINES_PER_MINUTE = 100;
 
 export interface ArgusBridgeOptions {
   command: string;
@@ -81,6 +83,26 @@ export function createArgusBridge(opts: ArgusBridgeOptions): ArgusBridge {
   const log = (line: string) => opts.log?.(sanitizeRemoteText(line, secrets, ARGUS_TEXT_CAPS.summary));
   let child: Child | null = null;
   let closed = false;
+  // The stderr budget, per bridge: lines past it are counted, and the count is logged once.
+  let windowStart = Date.now();
+  let windowLines = 0;
+  let dropped = 0;
+  const flushDropped = () => {
+    if (dropped > 0) log(`argus stderr: ${dropped} further lines were not logged (over ${MAX_STDERR_LINES_PER_MINUTE} a minute)`);
+    dropped = 0;
+  };
+  const stderrLine = (line: string) => {
+    const now = Date.now();
+    if (now - windowStart >= 60_000) {
+      flushDropped();
+      windowStart = now;
+      windowLines = 0;
+    }
+    if (windowLines < MAX_STDERR_LINES_PER_MINUTE) {
+      windowLines++;
+      log(`argus stderr: ${line}`);
+    } else dropped++;
+  };
 
   function start(): Child {
     if (child) return child;
@@ -90,12 +112,13 @@ export function createArgusBridge(opts: ArgusBridgeOptions): ArgusBridge {
       pending += chunk.toString();
       const lines = pending.split('\n');
       pending = (lines.pop() ?? '').slice(-MAX_STDERR_LINE);
-      for (const line of lines) if (line.trim() !== '') log(`argus stderr: ${line}`);
+      for (const line of lines) if (line.trim() !== '') stderrLine(line);
     });
     const client = new Client({ name: 'argus-supervisor', version: '0.1.0' }, { capabilities: {} });
     const entry: Child = { client, transport, ready: Promise.resolve() };
     client.onclose = () => {
       if (child === entry) child = null;
+      flushDropped();
       log('argus child exited');
     };
     client.onerror = (e) => log(`argus transport: ${e.message}`);

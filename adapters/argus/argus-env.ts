@@ -48,9 +48,17 @@ export interface ArgusEnvInput {
   secrets: string[];
 }
 
-/** True when any value of `values` contains one of `secrets` (shared with the tool-argument check). */
+/**
+ * True when any value of `values` contains one of `secrets`, in any case (shared with the
+ * tool-argument check). Case-insensitive like redactSecrets: a lower-cased token is still the
+ * token to anyone who reads it, and the canary scan looks for it that way too.
+ */
 export function containsSecret(values: readonly string[], secrets: readonly string[]): boolean {
-  return values.some((value) => secrets.some((secret) => secret.length >= MIN_SECRET_LENGTH && value.includes(secret)));
+  const needles = secrets.filter((secret) => secret.length >= MIN_SECRET_LENGTH).map((secret) => secret.toLowerCase());
+  return values.some((value) => {
+    const hay = value.toLowerCase();
+    return needles.some((needle) => hay.includes(needle));
+  });
 }
 
 /**

@@ -118,9 +118,21 @@ export function parseMessage(raw: unknown, secrets: readonly string[]): Outcome<
   }
 }
 
-/** Argus journal `ts` is epoch seconds (JournalEntry.ts: float); ISO strings are read too. */
+/** Epoch seconds written as a decimal string (what a float becomes once something stringifies it). */
+const EPOCH_SECONDS = /^\d{1,12}(\.\d{1,9})?$/;
+/** ISO-8601 date-time with an explicit zone: anything else Date.parse reads in the host's zone, or guesses. */
+const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
+
+/**
+ * Argus journal `ts` is epoch seconds (JournalEntry.ts: float); the same as a decimal string,
+ * and ISO-8601 with a zone, are read too. Nothing else: V8's Date.parse would read "12" as
+ * 2001 and a zone-less "2026-12-01 15:00" in the host's zone, so freshness would hang on the TZ.
+ */
 function isoTime(ts: number | string): string | null {
-  const ms = typeof ts === 'number' ? ts * 1000 : Date.parse(ts);
+  let ms = Number.NaN;
+  if (typeof ts === 'number') ms = ts * 1000;
+  else if (EPOCH_SECONDS.test(ts)) ms = Number(ts) * 1000;
+  else if (ISO_WITH_ZONE.test(ts)) ms = Date.parse(ts);
   return Number.isFinite(ms) && Math.abs(ms) < 8.64e15 ? new Date(ms).toISOString() : null;
 }
 

@@ -50,17 +50,24 @@ export interface DecisionEvent {
   foremanHint: string | null;
 }
 
+/** Combining marks may follow any character (the text is matched decomposed, see neutralise). */
+const MARKS = '\\p{M}*';
+const SEPARATOR = '[\\s_\\-\\p{M}]*';
+const word = (w: string) => [...w].map((c) => `${c}${MARKS}`).join('');
+const loose = (...words: string[]) => words.map(word).join(SEPARATOR);
+
 /**
  * Words a reader (model or parser) could take for our structure: the block delimiters, the
  * line keys the fake and the contract use. Matched loosely (any case, `_`/`-`/space between the
- * words, runs of three or more angle brackets) after NFKC, so full-width look-alikes count too.
+ * words, runs of three or more angle brackets, combining marks anywhere) after NFKC, so
+ * full-width and accented look-alikes (`ÉVENT_KEY`, `E\u0301VENT_KEY`) count too.
  */
 const MARKERS: [RegExp, string][] = [
-  [/<{3,}|>{3,}/g, '(angle brackets)'],
-  [/untrusted[\s_-]*remote[\s_-]*data/gi, '(marker removed)'],
-  [/operator[\s_-]*answer(?:[\s_-]*for)?/gi, '(marker removed)'],
-  [/event[\s_-]*key/gi, '(marker removed)'],
-  [/decision[\s_-]*contract/gi, '(marker removed)'],
+  [new RegExp(`(?:<${MARKS}){3,}|(?:>${MARKS}){3,}`, 'gu'), '(angle brackets)'],
+  [new RegExp(loose('untrusted', 'remote', 'data'), 'giu'), '(marker removed)'],
+  [new RegExp(`${loose('operator', 'answer')}(?:${SEPARATOR}${word('for')})?`, 'giu'), '(marker removed)'],
+  [new RegExp(loose('event', 'key'), 'giu'), '(marker removed)'],
+  [new RegExp(loose('decision', 'contract'), 'giu'), '(marker removed)'],
 ];
 
 /**
@@ -74,7 +81,11 @@ export function neutralise(value: string | null | undefined, secrets: readonly s
   const wide = cap * 4 + 256;
   // The second pass strips whatever NFKC produced, so nothing is left to vanish after the markers are replaced.
   let line = sanitizeRemoteText(sanitizeRemoteText(value, secrets, wide).normalize('NFKC'), secrets, wide);
+  // Matched on the decomposed form, so an accented look-alike (`ÉVENT_KEY`, one code point after
+  // NFKC) is a base letter plus marks there; NFC restores everything else as it was.
+  line = line.normalize('NFD');
   for (const [pattern, replacement] of MARKERS) line = line.replace(pattern, replacement);
+  line = line.normalize('NFC');
   const out = sanitizeRemoteText(line, secrets, cap);
   return out === '' ? null : out;
 }

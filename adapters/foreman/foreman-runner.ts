@@ -78,14 +78,22 @@ export function buildForemanEnv(input: { home: string; path: string; secrets: re
     }
     env[key] = value;
   }
-  for (const value of Object.values(env)) {
-    for (const secret of input.secrets) {
-      if (secret.length > 0 && value.includes(secret)) {
-        throw new ForemanConfigError('secret_in_child_env', 'A supervisor secret would reach the Foreman child environment.');
-      }
-    }
+  if (carriesSecret(Object.values(env), input.secrets)) {
+    throw new ForemanConfigError('secret_in_child_env', 'A supervisor secret would reach the Foreman child environment.');
   }
   return env;
+}
+
+/** A secret shorter than this cannot be searched for without false hits (sanitize.ts uses 4 too). */
+const MIN_SECRET_LENGTH = 4;
+
+/** True when any value contains one of `secrets`, in any case (a lower-cased token is still the token). */
+export function carriesSecret(values: readonly string[], secrets: readonly string[]): boolean {
+  const needles = secrets.filter((s) => s.length >= MIN_SECRET_LENGTH).map((s) => s.toLowerCase());
+  return values.some((value) => {
+    const hay = value.toLowerCase();
+    return needles.some((needle) => hay.includes(needle));
+  });
 }
 
 const directiveSchema = z.strictObject({
@@ -114,12 +122,28 @@ export interface RunForemanOptions {
   sanitize?: (text: string, cap: number) => string;
   /** Sees the child once spawned (tests record its output; nothing may write to it). */
   onChild?: (child: ChildProcess) => void;
+  /**
+   * Our API key and the OpenTraining token: a stdin line that contains one is refused before
+   * any child starts (`secret_in_observation`), whoever built the observation. The env is
+   * checked by buildForemanEnv; this is the same last check for stdin.
+   */
+  secrets?: readonly string[];
 }
+
+/** The stdin line is one observation: buildForemanObservation keeps it under 16 KiB; this leaves room for JSON escapes. */
+export const FOREMAN_STDIN_CAP = 32 * 1024;
 
 export function runForeman(opts: RunForemanOptions): Promise<Outcome<ForemanVerdict>> {
   const timeoutMs = opts.timeoutMs ?? FOREMAN_DEFAULT_TIMEOUT_MS;
-  const line = `${JSON.stringify(opts.observation)}\n`;
+  let line: string;
+  try {
+    line = `${JSON.stringify(opts.observation)}\n`;
+  } catch {
+    return Promise.resolve(fail('observation_invalid', 'The Foreman observation is not serialisable JSON; no child was started.'));
+  }
   const cwd = opts.env.HOME;
+  if (Buffer.byteLength(line, 'utf8') > FOREMAN_STDIN_CAP) return Promise.resolve(fail('observation_too_large', 'The Foreman observation is larger than one bounded observation; no child was started.'));
+  if (carriesSecret([line], opts.secrets ?? [])) return Promise.resolve(fail('secret_in_observation', 'A credential of ours was about to reach Foreman on stdin; no child was started.'));
   return new Promise((resolve) => {
     let timer: NodeJS.Timeout | undefined;
     let settled = false;

@@ -179,6 +179,7 @@ export function createDecisionRuntime(config: SupervisorConfig, deps: DecisionRu
         ...(deps.foremanTimeoutMs !== undefined ? { timeoutMs: deps.foremanTimeoutMs } : {}),
         onModelCall: () => onModelCall('foreman'),
         sanitize: (text, cap) => sanitizeRemoteText(text, secrets, cap),
+        secrets,
         ...(deps.onForemanChild ? { onChild: deps.onForemanChild } : {}),
       });
     },
