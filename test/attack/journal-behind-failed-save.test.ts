@@ -8,32 +8,23 @@
  * Real loopback simulator, real store on a file system that fails one write on demand.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../services/runtime/config.js';
-import { createSupervisor } from '../../services/runtime/supervisor.js';
-import { startSimulator } from '../../simulator/index.js';
 import { oneSlowFailure } from '../fixtures/slow-failing-fs.js';
-import { createScope, envFor, tempStateRoot, until } from '../fixtures/supervisor-harness.js';
+import { storeFaultWorld } from '../fixtures/store-fault-world.js';
+import { createScope, until } from '../fixtures/supervisor-harness.js';
 
 const scope = createScope();
 afterEach(() => scope.dispose());
 
 describe('a journal write queued behind a save that fails', () => {
   it('does not leave an intent on disk that the rewound actor never sent', { timeout: 20_000 }, async () => {
-    const sim = scope.defer(await startSimulator({ port: 0 }), (s) => s.close());
-    const stateRoot = await tempStateRoot(scope);
     const { fs, state } = oneSlowFailure();
-    const supervisor = await createSupervisor({ config: loadConfig(envFor({ stateRoot, url: sim.url })), storeFs: fs });
-    await supervisor.start({ heartbeat: false, initialSweep: false });
-    scope.defer(supervisor, (s) => s.stop());
-    const [taskId] = sim.createTasks(1, 'training');
-    expect((await supervisor.campaigns({ action: 'create', campaign_id: 'c1', objective: 'o', remote_task_id: taskId })).ok).toBe(true);
-    expect((await supervisor.observe('c1')).ok).toBe(true);
+    const { sim, supervisor, taskId } = await storeFaultWorld(scope, fs);
     const claimed = (await supervisor.campaignAction({ campaign_id: 'c1', action: 'claim' })) as { ok: boolean; value: { lease: { epoch: number } } };
     expect(claimed.ok, JSON.stringify(claimed)).toBe(true);
     const epoch = claimed.value.lease.epoch;
 
     // A material change: the next tick saves it, and that save waits, then fails.
-    sim.advance(taskId!);
+    sim.advance(taskId);
     state.armed = true;
     const sweeping = supervisor.sweep();
     await until(() => state.started, 'the heartbeat save to reach the file system');

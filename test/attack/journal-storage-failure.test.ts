@@ -7,10 +7,8 @@
 import * as fsp from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DurableFs } from '../../persistence/durable-json-adapter.js';
-import { loadConfig } from '../../services/runtime/config.js';
-import { createSupervisor } from '../../services/runtime/supervisor.js';
-import { startSimulator } from '../../simulator/index.js';
-import { createScope, envFor, tempStateRoot } from '../fixtures/supervisor-harness.js';
+import { storeFaultWorld } from '../fixtures/store-fault-world.js';
+import { createScope } from '../fixtures/supervisor-harness.js';
 
 const scope = createScope();
 afterEach(() => scope.dispose());
@@ -30,14 +28,7 @@ describe('a journal write that fails for an I/O reason', () => {
       unlink: (file) => fsp.unlink(file),
       readFile: (file, encoding) => fsp.readFile(file, encoding),
     };
-    const sim = scope.defer(await startSimulator({ port: 0 }), (s) => s.close());
-    const stateRoot = await tempStateRoot(scope);
-    const supervisor = await createSupervisor({ config: loadConfig(envFor({ stateRoot, url: sim.url })), storeFs: fs });
-    await supervisor.start({ heartbeat: false, initialSweep: false });
-    scope.defer(supervisor, (s) => s.stop());
-    const [taskId] = sim.createTasks(1, 'training');
-    expect((await supervisor.campaigns({ action: 'create', campaign_id: 'c1', objective: 'o', remote_task_id: taskId })).ok).toBe(true);
-    expect((await supervisor.observe('c1')).ok).toBe(true);
+    const { sim, supervisor } = await storeFaultWorld(scope, fs);
     const claimed = (await supervisor.campaignAction({ campaign_id: 'c1', action: 'claim' })) as { ok: boolean; value: { lease: { epoch: number } } };
     expect(claimed.ok, JSON.stringify(claimed)).toBe(true);
     const body = { campaign_id: 'c1', action: 'intervene', epoch: claimed.value.lease.epoch, instruction: 'lower lr' };

@@ -7,26 +7,17 @@
  * Real loopback simulator (one slow GetTask), real store, one write failing on demand.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../services/runtime/config.js';
-import { createSupervisor } from '../../services/runtime/supervisor.js';
-import { startSimulator } from '../../simulator/index.js';
 import { oneSlowFailure } from '../fixtures/slow-failing-fs.js';
-import { createScope, envFor, tempStateRoot, until } from '../fixtures/supervisor-harness.js';
+import { storeFaultWorld } from '../fixtures/store-fault-world.js';
+import { createScope, until } from '../fixtures/supervisor-harness.js';
 
 const scope = createScope();
 afterEach(() => scope.dispose());
 
 describe('a rewind to a snapshot saved mid-read', () => {
   it('restores the heartbeat idle, so the next read starts', { timeout: 20_000 }, async () => {
-    const sim = scope.defer(await startSimulator({ port: 0 }), (s) => s.close());
-    const stateRoot = await tempStateRoot(scope);
     const { fs, state } = oneSlowFailure(20);
-    const supervisor = await createSupervisor({ config: loadConfig(envFor({ stateRoot, url: sim.url })), storeFs: fs });
-    await supervisor.start({ heartbeat: false, initialSweep: false });
-    scope.defer(supervisor, (s) => s.stop());
-    const [taskId] = sim.createTasks(1, 'training');
-    expect((await supervisor.campaigns({ action: 'create', campaign_id: 'c1', objective: 'o', remote_task_id: taskId })).ok).toBe(true);
-    expect((await supervisor.observe('c1')).ok).toBe(true);
+    const { sim, supervisor, taskId } = await storeFaultWorld(scope, fs);
     const host = supervisor.system!.host('c1')!;
 
     // A read that hangs long enough for a claim to be saved beside it.
@@ -37,7 +28,7 @@ describe('a rewind to a snapshot saved mid-read', () => {
     await host.whenWritten();
     expect(host.getSnapshot().matches({ active: { heartbeat: 'reading' } })).toBe(true);
     // The read comes back material, and its save fails: the host rewinds to the claim's save.
-    sim.advance(taskId!);
+    sim.advance(taskId);
     state.armed = true;
     await reading;
     await host.whenWritten();

@@ -7,29 +7,20 @@
  * and accepting mutations. Real loopback simulator, real store, one write failing on demand.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../services/runtime/config.js';
-import { createSupervisor } from '../../services/runtime/supervisor.js';
-import { startSimulator } from '../../simulator/index.js';
 import { oneSlowFailure } from '../fixtures/slow-failing-fs.js';
-import { createScope, envFor, tempStateRoot, until } from '../fixtures/supervisor-harness.js';
+import { storeFaultWorld } from '../fixtures/store-fault-world.js';
+import { createScope, until } from '../fixtures/supervisor-harness.js';
 
 const scope = createScope();
 afterEach(() => scope.dispose());
 
 describe('a save queued behind a save that fails', () => {
   it('is neither written nor confirmed: the answer, the disk and the live actor agree', { timeout: 20_000 }, async () => {
-    const sim = scope.defer(await startSimulator({ port: 0 }), (s) => s.close());
-    const stateRoot = await tempStateRoot(scope);
     const { fs, state } = oneSlowFailure();
-    const supervisor = await createSupervisor({ config: loadConfig(envFor({ stateRoot, url: sim.url })), storeFs: fs });
-    await supervisor.start({ heartbeat: false, initialSweep: false });
-    scope.defer(supervisor, (s) => s.stop());
-    const [taskId] = sim.createTasks(1, 'training');
-    expect((await supervisor.campaigns({ action: 'create', campaign_id: 'c1', objective: 'o', remote_task_id: taskId })).ok).toBe(true);
-    expect((await supervisor.observe('c1')).ok).toBe(true);
+    const { sim, supervisor, taskId } = await storeFaultWorld(scope, fs);
     expect((await supervisor.campaignAction({ campaign_id: 'c1', action: 'claim' })).ok).toBe(true);
 
-    sim.advance(taskId!);
+    sim.advance(taskId);
     state.armed = true;
     const sweeping = supervisor.sweep();
     await until(() => state.started, 'the heartbeat save to reach the file system');
