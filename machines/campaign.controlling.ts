@@ -84,9 +84,15 @@ export const controllingState = campaignSetup.createStateConfig({
         input: ({ context }) => {
           const intent = context.pendingIntent;
           if (!intent?.mutation || !intent.binding || intent.epoch === null) throw new Error('journalIntent needs the accepted mutation');
-          return { campaignId: context.campaignId, requestId: intent.requestId, kind: intent.kind, epoch: intent.epoch, mutation: intent.mutation, binding: intent.binding };
+          return { campaignId: context.campaignId, requestId: intent.requestId, kind: intent.kind, epoch: intent.epoch, mutation: intent.mutation, binding: intent.binding, decisionId: intent.decisionId ?? null };
         },
         onDone: [
+          // The journal refused the intent (nothing written): a decision applied or in doubt already.
+          {
+            guard: { type: 'journalRefused', params: ({ event }) => ({ output: event.output }) },
+            target: 'ready',
+            actions: { type: 'refuseMutation', params: ({ event }) => ({ code: event.output.refusedCode ?? 'journal_refused', journaled: false }) },
+          },
           { guard: { type: 'leaseOutlivesSend', params: ({ event }) => ({ output: event.output }) }, target: 'relaying' },
           // The journal write took too long: the readback is stale or the lease could lapse in flight.
           { target: 'ready', actions: { type: 'refuseMutation', params: { code: 'readback_stale', journaled: true } } },

@@ -114,10 +114,17 @@ export interface JournalIntentInput {
   epoch: number;
   mutation: Mutation;
   binding: BindingFacts;
+  /** The Reviewer-approved Argus decision this mutation applies: consumed in the same journal write. */
+  decisionId: string | null;
 }
-/** The intent is durable (fsynced) when this resolves; `journaledAt` is the clock after the write. */
+/**
+ * The intent is durable (fsynced) when this resolves; `journaledAt` is the clock after the write.
+ * `refusedCode`: the journal refused the intent and nothing was written (`decision_consumed`:
+ * that decision id was applied, or is in doubt, already).
+ */
 export interface JournalIntentOutput {
   journaledAt: string;
+  refusedCode: string | null;
 }
 
 export interface RelayMutationInput {

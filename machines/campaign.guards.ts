@@ -72,7 +72,8 @@ export const ttlWithinBounds = (ttlSeconds: number): boolean =>
 
 // ---- the remote ----------------------------------------------------------------------------
 
-const CAPABILITY_OF = { submit: 'submit', intervene: 'intervene', cancel: 'cancel', release: 'release' } as const;
+/** An answer is a fenced SendMessage to an existing task: the remote's fenced message/send (`submit`). */
+const CAPABILITY_OF = { submit: 'submit', intervene: 'intervene', cancel: 'cancel', release: 'release', answer: 'submit' } as const;
 
 /** The remote advertises this mutation and fences it by epoch (else nothing may be sent). */
 export const remoteAllowsMutation = (capabilities: RemoteCapabilities | null, kind: MutateEvent['mutation']['kind']): boolean =>
@@ -90,7 +91,7 @@ export function attemptRunning(boundTaskState: string | null): boolean {
 /** Where the mutation acts must be known: a context for submit/release, a task for intervene/cancel. */
 export function bindingFitsMutation(event: Pick<MutateEvent, 'mutation' | 'binding'>, lease: OurLease | null): boolean {
   const { kind } = event.mutation;
-  if (kind === 'intervene' || kind === 'cancel') return event.binding.taskId !== null;
+  if (kind === 'intervene' || kind === 'cancel' || kind === 'answer') return event.binding.taskId !== null;
   return (lease?.contextId ?? event.binding.contextId) !== null;
 }
 

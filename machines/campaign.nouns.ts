@@ -5,14 +5,20 @@
  * @module
  */
 
-/** The four fenced mutations. Claim and renew are lease operations with their own actors. */
-export type MutationKind = 'submit' | 'intervene' | 'cancel' | 'release';
+/**
+ * The five fenced mutations. `answer` is the operator's reply to the remote's own question
+ * (A2A `input-required`): one SendMessage to that task, fenced and journaled like intervene.
+ * Claim and renew are lease operations with their own actors.
+ */
+export type MutationKind = 'submit' | 'intervene' | 'cancel' | 'release' | 'answer';
 
 export type Mutation =
   | { kind: 'submit'; text: string }
   | { kind: 'intervene'; instruction: string }
   | { kind: 'cancel'; reason: string }
-  | { kind: 'release' };
+  | { kind: 'release' }
+  /** `questionKey` names the remote question answered (the pending question's key). */
+  | { kind: 'answer'; text: string; questionKey: string };
 
 /** The remote lease as read back, with the instant it was read (services' clock, ISO). */
 export interface LeaseReadback {

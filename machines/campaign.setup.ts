@@ -84,6 +84,7 @@ export const campaignSetup = setup({
     renewalConfirmsLease: ({ context }: G, p: { output: Parameters<typeof rule.renewalConfirmsLease>[1] }) => rule.renewalConfirmsLease(context, p.output),
     leaseReadFailed: (_: G, p: { output: Parameters<typeof rule.leaseReadFailed>[0] }) => rule.leaseReadFailed(p.output),
     readbackShowsUs: ({ context }: G, p: { output: Parameters<typeof rule.readbackShowsUs>[1] }) => rule.readbackShowsUs(context, p.output),
+    journalRefused: (_: G, p: { output: Parameters<typeof rule.journaledInTime>[1] }) => p.output.refusedCode !== null,
     leaseOutlivesSend: ({ context }: G, p: { output: Parameters<typeof rule.journaledInTime>[1] }) => rule.journaledInTime(context, p.output),
     relayAppliedRelease: ({ context }: G, p: { output: Parameters<typeof rule.relayApplied>[0] }) =>
       rule.relayApplied(p.output) && context.pendingIntent?.kind === 'release',
@@ -129,7 +130,17 @@ export const campaignSetup = setup({
     /** The accepted MUTATE becomes the pending intent: the later steps read it, not the event. */
     openIntent: assign(({ event }) =>
       event.type === 'MUTATE'
-        ? { pendingIntent: { requestId: event.requestId, kind: event.mutation.kind, epoch: event.epoch, mutation: event.mutation, binding: event.binding, readback: null } }
+        ? {
+            pendingIntent: {
+              requestId: event.requestId,
+              kind: event.mutation.kind,
+              epoch: event.epoch,
+              mutation: event.mutation,
+              binding: event.binding,
+              readback: null,
+              decisionId: event.approval.kind === 'review' ? event.approval.decisionId : null,
+            },
+          }
         : {},
     ),
     recordReadback: assign(({ context }, params: { readback: LeaseReadback | null }) =>

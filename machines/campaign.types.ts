@@ -55,6 +55,8 @@ export interface PendingIntent {
   binding: BindingFacts | null;
   /** The lease as read back right before journaling (the send-margin rule measures from it). */
   readback: LeaseReadback | null;
+  /** The Argus decision this mutation applies (review approval), consumed by the journal write. */
+  decisionId?: string | null;
 }
 
 export interface PendingQuestion {

@@ -41,9 +41,10 @@ export function createIntentEffects(deps: EffectDeps) {
       epoch,
       payloadDigest: digestPayload({ mutation, epoch, contextId: binding.contextId, taskId: binding.taskId }),
       createdAt: deps.now().toISOString(),
+      ...(input.decisionId !== null ? { decisionId: input.decisionId } : {}),
     });
     crashPoint('after_intent_write');
-    return { journaledAt: deps.now().toISOString() };
+    return { journaledAt: deps.now().toISOString(), refusedCode: null };
   });
 
   const relayMutation = fromPromise<RelayMutationOutput, RelayMutationInput>(async ({ input }) => {

@@ -183,7 +183,7 @@ export class CampaignHost {
   }
 
   /** The journal write of `journalIntent`: durable (fsynced) before the relay sends anything. */
-  journal(intent: { requestId: string; action: MutationKind; epoch: number; payloadDigest: string; createdAt: string }): Promise<void> {
+  journal(intent: { requestId: string; action: MutationKind; epoch: number; payloadDigest: string; createdAt: string; decisionId?: string }): Promise<void> {
     // Queued by this actor: if a failed save rewinds it meanwhile, the actor that would relay
     // this intent is gone, and an intent journaled for nobody would block every later mutation.
     const actor = this.actor;
@@ -342,7 +342,7 @@ export class CampaignHost {
 }
 
 const noop = (): void => undefined;
-const MUTATIONS: readonly string[] = ['submit', 'intervene', 'cancel', 'release'];
+const MUTATIONS: readonly string[] = ['submit', 'intervene', 'cancel', 'release', 'answer'];
 const isMutation = (action: string): action is MutationKind => MUTATIONS.includes(action);
 
 

@@ -17,6 +17,8 @@ export interface JournalIntentRecord {
   payloadDigest: string;
   /** ISO instant the intent was built (the services' clock). */
   createdAt: string;
+  /** The Argus decision applied (review approval): the journal refuses one it holds already. */
+  decisionId?: string;
 }
 
 export interface EffectDeps {

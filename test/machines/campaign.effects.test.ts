@@ -54,7 +54,7 @@ const effects = {
     code: null,
   })),
   readLease: fromPromise<ReadLeaseOutput, ReadLeaseInput>(async () => ({ readback: { holder: US, epoch: EPOCH, expiresAt: RENEWED_UNTIL, readAt: LATER }, code: null })),
-  journalIntent: fromPromise<JournalIntentOutput, JournalIntentInput>(async () => ({ journaledAt: LATER })),
+  journalIntent: fromPromise<JournalIntentOutput, JournalIntentInput>(async () => ({ journaledAt: LATER, refusedCode: null })),
   relayMutation: fromPromise<RelayMutationOutput, RelayMutationInput>(async ({ input }) =>
     input.requestId.startsWith('amb-')
       ? { outcome: 'ambiguous', requestId: input.requestId, code: 'remote_timeout' }

@@ -46,7 +46,7 @@ function wired(fns: Fns = {}) {
         fns.renew ? fns.renew(input) : Promise.reject(new Error('renewal timed out')),
       ),
       readLease: fromPromise<ReadLeaseOutput, ReadLeaseInput>(async () => ({ readback: { ...OURS, readAt: NOW }, code: null })),
-      journalIntent: fromPromise<JournalIntentOutput, JournalIntentInput>(async () => ({ journaledAt: NOW })),
+      journalIntent: fromPromise<JournalIntentOutput, JournalIntentInput>(async () => ({ journaledAt: NOW, refusedCode: null })),
       relayMutation: fromPromise<RelayMutationOutput, RelayMutationInput>(({ input }) => (fns.relay ?? applied)(input)),
       readBackIntent: fromPromise<ReadBackIntentOutput, ReadBackIntentInput>(({ input }) =>
         fns.readBack ? fns.readBack(input) : Promise.resolve({ requestId: input.requestId, status: 'unavailable' as const, taskId: null }),

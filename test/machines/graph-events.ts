@@ -261,11 +261,13 @@ export const READ_LEASE_OUTPUTS: ReadLeaseOutput[] = [
 ];
 /** The journal's clock after the write: each side of the freshness and send-margin comparisons. */
 export const JOURNAL_OUTPUTS: JournalIntentOutput[] = [
-  { journaledAt: NOW },
-  { journaledAt: '2030-01-01T00:00:10.001Z' },
-  { journaledAt: '2030-01-01T00:00:35.000Z' },
-  { journaledAt: '2030-01-01T00:00:35.001Z' },
-  { journaledAt: '2030-01-01T00:00:04.000Z' },
+  { journaledAt: NOW, refusedCode: null },
+  { journaledAt: '2030-01-01T00:00:10.001Z', refusedCode: null },
+  { journaledAt: '2030-01-01T00:00:35.000Z', refusedCode: null },
+  { journaledAt: '2030-01-01T00:00:35.001Z', refusedCode: null },
+  { journaledAt: '2030-01-01T00:00:04.000Z', refusedCode: null },
+  // The journal refused (a decision consumed already): nothing written, nothing sent.
+  { journaledAt: NOW, refusedCode: 'decision_consumed' },
 ];
 export const RELAY_OUTPUTS: RelayMutationOutput[] = [
   { outcome: 'applied', requestId: REQ, taskId: 'task-2' },

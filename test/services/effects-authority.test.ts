@@ -108,7 +108,7 @@ describe('journalIntent', () => {
     });
     const mutation: Mutation = { kind: 'intervene', instruction: 'lower the learning rate' };
     const binding = { taskId: 't-1', contextId: 'ctx-1' };
-    const out = await run(effects.journalIntent, { campaignId: 'c', requestId: 'r-1', kind: 'intervene', epoch: 4, mutation, binding });
+    const out = await run(effects.journalIntent, { campaignId: 'c', requestId: 'r-1', kind: 'intervene', epoch: 4, mutation, binding, decisionId: null });
     expect(written).toBe(true);
     expect(records).toEqual([
       {
@@ -127,7 +127,7 @@ describe('journalIntent', () => {
     const effects = createCampaignEffects({ ...w.deps, journal: async () => Promise.reject(new Error('disk full')) });
     const mutation: Mutation = { kind: 'cancel', reason: 'x' };
     await expect(
-      run(effects.journalIntent, { campaignId: 'c', requestId: 'r-2', kind: 'cancel', epoch: 1, mutation, binding: { taskId: 't', contextId: 'x' } }),
+      run(effects.journalIntent, { campaignId: 'c', requestId: 'r-2', kind: 'cancel', epoch: 1, mutation, binding: { taskId: 't', contextId: 'x' }, decisionId: null }),
     ).rejects.toThrow('disk full');
   });
 });
@@ -218,7 +218,7 @@ describe('no remote', () => {
       taskId: null,
     });
     await expect(
-      run(offline.journalIntent, { campaignId: 'c', requestId: 'r-x', kind: 'release', epoch: 1, mutation: { kind: 'release' }, binding }),
+      run(offline.journalIntent, { campaignId: 'c', requestId: 'r-x', kind: 'release', epoch: 1, mutation: { kind: 'release' }, binding, decisionId: null }),
     ).rejects.toThrow();
     expect(journal).toEqual([]);
     expect(w.requests() - before).toBe(0);
