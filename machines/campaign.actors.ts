@@ -21,6 +21,18 @@ import type {
   RenewLeaseInput,
   RenewLeaseOutput,
 } from './campaign.types.js';
+import type {
+  ArgusCheckInput,
+  ArgusCheckOutput,
+  ArgusTurnInput,
+  ArgusTurnOutput,
+  BindMissionInput,
+  BindMissionOutput,
+  ForemanAssessInput,
+  ForemanAssessOutput,
+  VerifyBindingInput,
+  VerifyBindingOutput,
+} from './campaign.argus.js';
 
 const NOT_PROVIDED = 'actor_not_provided';
 
@@ -69,4 +81,34 @@ export const readBackIntent = fromPromise<ReadBackIntentOutput, ReadBackIntentIn
   taskId: null,
 }));
 
-export const campaignActors = { statusReader, claimLease, renewLease, readLease, journalIntent, relayMutation, readBackIntent };
+// ---- the decision boundaries: nothing is decided, no model is called -------------------------
+
+/** One Argus turn (`argus_message`) for one decision-worthy event. */
+export const argusTurn = fromPromise<ArgusTurnOutput, ArgusTurnInput>(async () => ({ ok: false, wokeAt: new Date(0).toISOString(), code: NOT_PROVIDED }));
+
+/** Polls the dispatched mission (`argus_status` and the proposal file; no model call). */
+export const argusCheck = fromPromise<ArgusCheckOutput, ArgusCheckInput>(async () => ({ ok: false, at: new Date(0).toISOString(), code: NOT_PROVIDED }));
+
+/** One Foreman assessment of evidence or a completed attempt. */
+export const foremanAssess = fromPromise<ForemanAssessOutput, ForemanAssessInput>(async () => ({ ok: false, at: new Date(0).toISOString(), code: NOT_PROVIDED }));
+
+/** Creates (or re-attaches) the campaign's Argus project. */
+export const bindMission = fromPromise<BindMissionOutput, BindMissionInput>(async () => ({ ok: false, code: NOT_PROVIDED }));
+
+/** Asks `argus_status` whether the bound project still answers (after a restore). */
+export const verifyBinding = fromPromise<VerifyBindingOutput, VerifyBindingInput>(async () => ({ ok: false, code: NOT_PROVIDED, definite: false }));
+
+export const campaignActors = {
+  statusReader,
+  claimLease,
+  renewLease,
+  readLease,
+  journalIntent,
+  relayMutation,
+  readBackIntent,
+  argusTurn,
+  argusCheck,
+  foremanAssess,
+  bindMission,
+  verifyBinding,
+};

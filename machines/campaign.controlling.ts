@@ -4,6 +4,7 @@
  * drops the local lease copy.
  * @module
  */
+import { and } from 'xstate';
 import { AUTHORITY, campaignSetup, EFFECT_IN_FLIGHT, PAUSED, relayCode, rulesOf } from './campaign.setup.js';
 
 export const controllingState = campaignSetup.createStateConfig({
@@ -13,6 +14,8 @@ export const controllingState = campaignSetup.createStateConfig({
     ready: {
       on: {
         MUTATE: { guard: rulesOf('MUTATE'), target: 'verifying', actions: 'openIntent' },
+        // The operator's answer to the remote's own question is a fenced mutation like intervene.
+        OPERATOR_ANSWER: { guard: and([rulesOf('OPERATOR_ANSWER'), 'questionFromRemote']), target: 'verifying', actions: 'openAnswerIntent' },
         TICK: { guard: 'leaseDueForRenewal', target: 'renewing' },
         LEASE_READBACK: { guard: 'readbackShowsLeaseLost', target: `${AUTHORITY}.control-lost`, actions: { type: 'noteError', params: { code: 'lease_lost_readback' } } },
         LEASE_LAPSED: { guard: 'leaseLapsed', target: `${AUTHORITY}.control-lost`, actions: { type: 'noteError', params: { code: 'lease_lapsed' } } },

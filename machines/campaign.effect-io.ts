@@ -38,6 +38,9 @@ export type ReadStatusOutput =
         wakes: WakeRequest[];
         drafts: PublicEventDraft[];
         remoteBlocked: boolean;
+        /** Whether Argus can run and Foreman is on, as of this read (facts for the attention region). */
+        argusAvailable: boolean;
+        foremanEnabled: boolean;
       } | null;
     }
   | {

@@ -19,7 +19,9 @@
  *   TICK: at 10,000 campaigns a child actor per read was most of a sweep's garbage.
  * @module
  */
-import { and, sendTo } from 'xstate';
+import { sendTo } from 'xstate';
+import { initialArgusMemory } from './campaign.argus.js';
+import { attentionState } from './campaign.attention.js';
 import { controllingState } from './campaign.controlling.js';
 import { AUTHORITY, ATTENTION, CLOSED, campaignSetup, EFFECT_IN_FLIGHT, PAUSED, rulesOf } from './campaign.setup.js';
 import { DEFAULT_CONTROLLER_ID, DEFAULT_MAX_ATTEMPTS, MAX_ATTEMPTS_BOUNDS, type CampaignContext, type CampaignInput } from './campaign.types.js';
@@ -51,6 +53,7 @@ export function initialCampaignContext(input: CampaignInput): CampaignContext {
     remote: null,
     readFailures: { consecutive: 0, nextReadAt: null, criticalRaised: false },
     wakes: { lastArgusEventKey: null },
+    argus: initialArgusMemory(),
   };
 }
 
@@ -159,47 +162,7 @@ export const campaignMachine = campaignSetup.createMachine({
             },
           },
         },
-        attention: {
-          initial: 'idle',
-          states: {
-            idle: {
-              on: {
-                REMOTE_OBSERVED: [
-                  { guard: 'remoteReportsBlocked', target: 'needs-you', actions: ['recordWakes', 'holdQuestion'] },
-                  { guard: 'observationWakesArgus', target: 'awaiting-review', actions: 'recordWakes' },
-                  { actions: 'recordWakes' },
-                ],
-                FOREMAN_ASSESSED: { guard: 'foremanWantsArgus', target: 'awaiting-review', actions: 'recordWakes' },
-              },
-            },
-            // Placeholder: the next step invokes the Foreman assessment and the Argus turn here.
-            'awaiting-review': {
-              on: {
-                REMOTE_OBSERVED: [
-                  { guard: 'remoteReportsBlocked', target: 'needs-you', actions: ['recordWakes', 'holdQuestion'] },
-                  { actions: 'recordWakes' },
-                ],
-                FOREMAN_ASSESSED: { guard: 'foremanWantsArgus', actions: 'recordWakes' },
-                ARGUS_ASKED: { target: 'needs-you', actions: 'holdQuestion' },
-                ARGUS_TURN_SETTLED: { target: 'idle' },
-              },
-            },
-            'needs-you': {
-              on: {
-                // The answer is a decision boundary for Argus.
-                OPERATOR_ANSWER: { guard: rulesOf('OPERATOR_ANSWER'), target: 'awaiting-review', actions: ['recordWakes', 'clearQuestion'] },
-                REMOTE_OBSERVED: [
-                  { guard: 'remoteReportsBlocked', actions: ['recordWakes', 'holdQuestion'] },
-                  { guard: and(['remoteQuestionWithdrawn', 'observationWakesArgus']), target: 'awaiting-review', actions: ['recordWakes', 'clearQuestion'] },
-                  { guard: 'remoteQuestionWithdrawn', target: 'idle', actions: ['recordWakes', 'clearQuestion'] },
-                  { actions: 'recordWakes' },
-                ],
-                FOREMAN_ASSESSED: { guard: 'foremanWantsArgus', actions: 'recordWakes' },
-              },
-            },
-            'before-pause': { type: 'history' },
-          },
-        },
+        attention: attentionState,
         heartbeat: {
           initial: 'idle',
           // One reader for as long as the campaign is active (paused stops it); each due TICK

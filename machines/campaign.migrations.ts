@@ -9,8 +9,9 @@
  * @module
  */
 import type { CampaignContext, MutationKind, OurLease, PendingIntent, PendingQuestion, ReadFailures, RemoteView } from './campaign.types.js';
-import { migrateCampaign3to4 } from './campaign.restore.js';
+import { migrateCampaign4to5 } from './campaign.restore.js';
 import { CAMPAIGN_MACHINE_VERSION } from './campaign.version.js';
+import { initialArgusMemory } from './campaign.argus.js';
 
 /** The version every snapshot in a schema-v1 document was written by. */
 export const CAMPAIGN_MACHINE_VERSION_V2 = 'campaign@2';
@@ -43,7 +44,7 @@ export type SnapshotMigration =
 
 /** The TTL a v1 lease had when the document lost it (the claim default of that release). */
 const V1_DEFAULT_TTL_SECONDS = 600;
-const MUTATION_KINDS: readonly MutationKind[] = ['submit', 'intervene', 'cancel', 'release'];
+const MUTATION_KINDS: readonly MutationKind[] = ['submit', 'intervene', 'cancel', 'release'];  // campaign@2 had no `answer`
 const QUESTION_SOURCES: readonly PendingQuestion['source'][] = ['remote', 'argus'];
 /**
  * The authority states `campaign@2` could persist: it saved only quiescent snapshots, so an
@@ -57,7 +58,7 @@ const refuse = (reason: string): never => {
   throw new Refused(reason);
 };
 
-/** `campaign@2` persisted snapshot + the v1 document's facts → a current (`campaign@4`) persisted snapshot. */
+/** `campaign@2` persisted snapshot + the v1 document's facts → a current (`campaign@5`) persisted snapshot. */
 export function migrateCampaign2to3(snapshot2: unknown, facts: CampaignV1Facts): SnapshotMigration {
   try {
     const snap = record(snapshot2, 'snapshot');
@@ -75,8 +76,9 @@ export function migrateCampaign2to3(snapshot2: unknown, facts: CampaignV1Facts):
       children: {},
     };
     checkCoherent(snapshot);
-    // Then what campaign@4 adds (its long-lived status reader), so the document is current.
-    return { ok: true, version: CAMPAIGN_MACHINE_VERSION, snapshot: migrateCampaign3to4(snapshot) as PersistedCampaignSnapshot3 };
+    // Then what campaign@5 adds (the Argus memory, the attention's own states), so the document
+    // is current. The status reader is added at every restore (campaign.restore.ts).
+    return { ok: true, version: CAMPAIGN_MACHINE_VERSION, snapshot: migrateCampaign4to5(snapshot) as PersistedCampaignSnapshot3 };
   } catch (error) {
     if (error instanceof Refused) return { ok: false, reason: `campaign@2 snapshot: ${error.message}` };
     throw error;
@@ -125,6 +127,7 @@ function migrateContext(old: Record<string, unknown>, facts: CampaignV1Facts): C
     remote: facts.remoteView,
     readFailures: migrateReadFailures(facts.readFailures),
     wakes: { lastArgusEventKey: nullable(wakes.lastArgusEventKey, text, 'wakes.lastArgusEventKey') },
+    argus: initialArgusMemory(),
   };
 }
 

@@ -1,45 +1,116 @@
 /**
  * What a persisted snapshot must become before XState restores it. XState restores the children
- * a snapshot names and starts no invoke of a state it re-enters, so the chart's long-lived
- * `statusReader` must be in `children` whenever the campaign is active, and a read that was in
- * flight when the snapshot was written can never be answered by the restarted reader.
+ * a snapshot names and starts no invoke of a state it re-enters, so:
  *
- * - `campaign@3` invoked one promise actor per read (`readStatus`) and had no reader; its
- *   context is `campaign@4`'s, so it restores after the same two steps.
- * - A snapshot in `heartbeat.reading` restores in `heartbeat.idle`: the next TICK reads again
- *   (a status read only reads, so nothing is lost or repeated that matters).
+ * - The long-lived `statusReader` must be in `children` whenever the campaign is active, and a
+ *   read in flight when the snapshot was written is never answered: `heartbeat.reading`
+ *   restores in `heartbeat.idle` (the next TICK reads again; a read only reads).
+ * - A status poll in flight (`idle.verifying`, `awaiting-review.checking`) restores before it
+ *   (`idle.quiet`, `awaiting-review.mission`): the next TICK asks again, no model is called.
+ * - A mission bind in flight (`binding`) restores in `idle`: the operator's `mission` re-attaches.
+ * - An Argus turn in flight (`awaiting-review.turn`), or a Foreman assessment of an event that
+ *   wants Argus, is NEVER replayed: it restores in `needs-you` with an "interrupted" receipt,
+ *   and the wake log records that (`settleInterrupted` hands the host what to save).
+ * - Every restore asks the Argus binding again (`bindingVerified: false`).
+ *
+ * Versions: `campaign@3` invoked one promise actor per read; `campaign@4` had the reader but an
+ * inert `awaiting-review` placeholder and no `argus` memory; both restore as `campaign@5`.
  * @module
  */
+import { holdReceipt, settle } from './campaign.decide.js';
+import { initialArgusMemory } from './campaign.argus.js';
+import type { CampaignContext, CampaignEmitted } from './campaign.types.js';
 import { CAMPAIGN_MACHINE_VERSION, type PersistedCampaignMachine } from './campaign.version.js';
 
 export const CAMPAIGN_MACHINE_VERSION_3 = 'campaign@3';
+export const CAMPAIGN_MACHINE_VERSION_4 = 'campaign@4';
 
 /** A callback actor persists no state of its own: restoring this entry starts the reader again. */
 const READER_CHILD = { snapshot: { status: 'active' }, src: 'statusReader', syncSnapshot: false } as const;
+/** Invoked children a restored snapshot never keeps (see above): each is re-asked, or interrupted. */
+const TRANSIENT_CHILDREN = ['readStatus', 'statusReader', 'verifyBinding', 'argusCheck', 'bindMission', 'argusTurn', 'foremanAssess'];
+const ATTENTION_ID = 'campaign.active.attention.';
 
 export type RestoreCheck = { ok: true; snapshot: unknown } | { ok: false; code: 'machine_version_unknown'; version: string };
 
-export const isKnownMachineVersion = (version: string): boolean => version === CAMPAIGN_MACHINE_VERSION || version === CAMPAIGN_MACHINE_VERSION_3;
+const KNOWN = [CAMPAIGN_MACHINE_VERSION, CAMPAIGN_MACHINE_VERSION_4, CAMPAIGN_MACHINE_VERSION_3];
+export const isKnownMachineVersion = (version: string): boolean => KNOWN.includes(version);
 
 /** Refuses a snapshot written by any other machine version (the caller fails closed). */
 export function checkRestorable(persisted: PersistedCampaignMachine): RestoreCheck {
   if (!isKnownMachineVersion(persisted.version)) return { ok: false, code: 'machine_version_unknown', version: persisted.version };
-  return { ok: true, snapshot: migrateCampaign3to4(persisted.snapshot) };
+  const current = persisted.version === CAMPAIGN_MACHINE_VERSION ? persisted.snapshot : migrateCampaign4to5(persisted.snapshot);
+  return { ok: true, snapshot: current };
 }
 
 /**
- * A `campaign@3` or `campaign@4` persisted snapshot → one `campaign@4` restores as it should.
- * Anything that is not snapshot-shaped is handed on untouched, for XState to refuse.
+ * A `campaign@3` or `campaign@4` persisted snapshot → a `campaign@5` one: the `argus` memory,
+ * and the attention placeholder (`awaiting-review`, which never invoked anything) back in
+ * `idle` (its wake is in the wake log; no turn was ever sent for it).
  */
-export function migrateCampaign3to4(snapshot: unknown): unknown {
-  if (!isRecord(snapshot) || !isRecord(snapshot.value)) return snapshot;
-  const { readStatus: _perReadChild, statusReader: _reader, ...children } = isRecord(snapshot.children) ? snapshot.children : {};
+export function migrateCampaign4to5(snapshot: unknown): unknown {
+  if (!isRecord(snapshot) || !isRecord(snapshot.value) || !isRecord(snapshot.context)) return snapshot;
+  const context = { ...snapshot.context, argus: isRecord(snapshot.context.argus) ? snapshot.context.argus : initialArgusMemory() };
   const active = snapshot.value.active;
-  if (!isRecord(active)) return { ...snapshot, children };
+  const historyValue = isRecord(snapshot.historyValue) ? mapHistory(snapshot.historyValue) : snapshot.historyValue;
+  if (!isRecord(active)) return { ...snapshot, context, historyValue };
+  const attention = active.attention === 'idle' || active.attention === 'awaiting-review' ? { idle: 'quiet' } : active.attention;
+  return { ...snapshot, context, historyValue, value: { ...snapshot.value, active: { ...active, attention } } };
+}
+
+/** History that names the placeholder names `idle` instead (a resume there starts nothing). */
+function mapHistory(history: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, nodes] of Object.entries(history)) {
+    out[key] = Array.isArray(nodes)
+      ? nodes.map((n) => (isRecord(n) && n.id === `${ATTENTION_ID}awaiting-review` ? { ...n, id: `${ATTENTION_ID}idle` } : n))
+      : nodes;
+  }
+  return out;
+}
+
+export interface SettledRestore {
+  snapshot: unknown;
+  /** What the host must save with the first snapshot: the interrupted receipt and its wake-log record. */
+  emitted: CampaignEmitted[];
+}
+
+/**
+ * A current persisted snapshot → the one to restore, settling what was in flight (see the
+ * module comment). `now` stamps an interrupted receipt. Anything that is not snapshot-shaped is
+ * handed on untouched, for XState to refuse.
+ */
+export function settleInterrupted(snapshot: unknown, now: string): SettledRestore {
+  if (!isRecord(snapshot) || !isRecord(snapshot.value)) return { snapshot, emitted: [] };
+  const children = Object.fromEntries(Object.entries(isRecord(snapshot.children) ? snapshot.children : {}).filter(([id]) => !TRANSIENT_CHILDREN.includes(id)));
+  const active = snapshot.value.active;
+  if (!isRecord(active) || !isRecord(snapshot.context)) return { snapshot: { ...snapshot, children }, emitted: [] };
+  let context = snapshot.context as unknown as CampaignContext;
+  if (isRecord(context.argus) && context.argus.projectId !== null) context = { ...context, argus: { ...context.argus, bindingVerified: false } };
+  let attention = active.attention;
+  let emitted: CampaignEmitted[] = [];
+  const inner = isRecord(attention) ? Object.entries(attention)[0] : undefined;
+  const wake = isRecord(context.argus) ? context.argus.wake : null;
+  const interrupt = () => {
+    const step = holdReceipt(context, 'interrupted', now, { code: 'restart_interrupted' });
+    context = { ...context, ...step.assign };
+    emitted = step.emit ?? [];
+    attention = 'needs-you';
+  };
+  if (inner?.[0] === 'awaiting-review' && inner[1] === 'turn') interrupt();
+  else if (inner?.[0] === 'awaiting-review' && inner[1] === 'checking') attention = { 'awaiting-review': 'mission' };
+  else if (inner?.[0] === 'idle') attention = { idle: 'quiet' };
+  else if (attention === 'binding') attention = { idle: 'quiet' };
+  else if (inner?.[0] === 'assessing' && wake?.target === 'argus') interrupt();
+  else if (inner?.[0] === 'assessing') {
+    const step = settle(context, 'assessed', now, { code: 'restart_interrupted' });
+    context = { ...context, ...step.assign };
+    emitted = step.emit ?? [];
+    attention = { idle: 'quiet' };
+  }
   return {
-    ...snapshot,
-    value: { ...snapshot.value, active: { ...active, heartbeat: 'idle' } },
-    children: { ...children, statusReader: READER_CHILD },
+    snapshot: { ...snapshot, context, value: { ...snapshot.value, active: { ...active, attention, heartbeat: 'idle' } }, children: { ...children, statusReader: READER_CHILD } },
+    emitted,
   };
 }
 

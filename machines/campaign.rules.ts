@@ -26,6 +26,8 @@ export interface StateProbe extends CampaignStates {
   closed: boolean;
   paused: boolean;
   effectInFlight: boolean;
+  /** Who asked the pending question (an answer goes back to them), if one is pending. */
+  questionSource: 'remote' | 'argus' | null;
 }
 
 /** A condition on where the campaign is (the chart handles the event only in some states). */
@@ -106,11 +108,38 @@ export const RESOLVE_RULES: readonly Rule<EventOf<'RESOLVE_INTENT'>>[] = [
   { where: 'notResolving', code: 'effect_in_flight', holds: (s: StateProbe) => s.step !== 'resolving' },
 ];
 
+/** The remote-only rows of an answer hold trivially for an Argus question. */
+const toArgus = (c: CampaignContext): boolean => c.pendingQuestion?.source !== 'remote';
+
 export const ANSWER_RULES: readonly Rule<EventOf<'OPERATOR_ANSWER'>>[] = [
+  { guard: 'noMutationInFlightForAnswer', code: 'mutation_in_progress', holds: (c, e) => toArgus(c) || !e.mutationInFlight },
   open,
   running,
   { where: 'needsYou', code: 'no_pending_question', holds: (s: StateProbe) => s.attention === 'needs-you' },
   { guard: 'answerMatchesQuestion', code: 'question_stale', holds: (c, e) => c.pendingQuestion !== null && e.questionKey === c.pendingQuestion.key },
+  // An Argus question goes to Argus, which must be able to run and be bound.
+  {
+    guard: 'argusReachable',
+    code: 'argus_unavailable',
+    holds: (c, e) => c.pendingQuestion?.source !== 'argus' || (e.argusAvailable && c.argus.projectId !== null && !c.argus.bindingLost),
+  },
+  // The remote's own question is a fenced mutation of the remote task: the same rows as intervene.
+  { guard: 'remoteDiscovered', code: 'remote_unavailable', holds: (c, e) => toArgus(c) || e.capabilities !== null },
+  { guard: 'remoteAllowsAnswer', code: 'unsupported_capability', holds: (c, e) => toArgus(c) || remoteAllowsMutation(e.capabilities, 'answer') },
+  { where: 'notInDoubtForAnswer', code: 'intent_unresolved', holds: (s: StateProbe) => s.questionSource !== 'remote' || s.authority !== 'ambiguous-intent' },
+  { where: 'controllingForAnswer', code: 'lease_required', holds: (s: StateProbe) => s.questionSource !== 'remote' || s.authority === 'controlling' },
+  { where: 'quietForAnswer', code: 'effect_in_flight', holds: (s: StateProbe) => s.questionSource !== 'remote' || !s.effectInFlight },
+  { guard: 'answerTaskBound', code: 'no_remote_task', holds: (c, e) => toArgus(c) || e.binding.taskId !== null },
+  { guard: 'leaseUnexpiredForAnswer', code: 'lease_not_held', holds: (c, e) => toArgus(c) || leaseUnexpiredAt(c.lease, e.now) },
+  { guard: 'noOpenIntentForAnswer', code: 'intent_unresolved', holds: (c: CampaignContext) => toArgus(c) || c.pendingIntent === null },
+];
+
+export const MISSION_RULES: readonly Rule<EventOf<'BIND_MISSION'>>[] = [
+  open,
+  running,
+  { guard: 'argusRuntimeAvailable', code: 'argus_unavailable', holds: (_c, e) => e.argusAvailable },
+  // Bound between decisions only: a turn or an assessment in flight keeps its binding.
+  { where: 'attentionIdle', code: 'decision_in_progress', holds: (s: StateProbe) => s.attention === 'idle' },
 ];
 
 export const PAUSE_RULES: readonly Rule<EventOf<'PAUSE'>>[] = [
@@ -136,6 +165,7 @@ export const OPERATOR_RULES = {
   MUTATE: MUTATION_RULES,
   RESOLVE_INTENT: RESOLVE_RULES,
   OPERATOR_ANSWER: ANSWER_RULES,
+  BIND_MISSION: MISSION_RULES,
   PAUSE: PAUSE_RULES,
   RESUME: RESUME_RULES,
   CLOSE: CLOSE_RULES,
@@ -175,6 +205,7 @@ export function stateProbe(snapshot: AnyMachineSnapshot): StateProbe {
     closed: snapshot.status === 'done',
     paused: states.authority === 'paused',
     effectInFlight: snapshot.hasTag('effect-in-flight'),
+    questionSource: (snapshot.context as CampaignContext).pendingQuestion?.source ?? null,
   };
 }
 

@@ -8,6 +8,7 @@
 import { and, assign, emit, enqueueActions, setup } from 'xstate';
 import { campaignActors } from './campaign.actors.js';
 import * as rule from './campaign.guards.js';
+import { decisionGuards, decisionSteps as steps, run } from './campaign.decide.setup.js';
 import { guardsOf, operatorGuards } from './campaign.rules.js';
 import type {
   CampaignContext,
@@ -73,10 +74,9 @@ export const campaignSetup = setup({
     readbackShowsLeaseLost: on('LEASE_READBACK', (c, e) => rule.readbackShowsLeaseLost(c, e.readback, e.requestedAt)),
     leaseLapsed: on('LEASE_LAPSED', (c, e) => c.lease !== null && !rule.leaseUnexpiredAt(c.lease, e.now)),
     remoteReportsBlocked: on('REMOTE_OBSERVED', (_c, e) => e.events.some((x) => x.class === 'BLOCKED')),
-    observationWakesArgus: on('REMOTE_OBSERVED', (_c, e) => e.wakes.some((w) => w.target === 'argus')),
     /** The remote asked, and is no longer blocked: someone answered it elsewhere. */
     remoteQuestionWithdrawn: on('REMOTE_OBSERVED', (c, e) => !e.remoteBlocked && c.pendingQuestion?.source === 'remote'),
-    foremanWantsArgus: on('FOREMAN_ASSESSED', (_c, e) => e.wakeArgus),
+    ...decisionGuards,
     // Effect answers arrive as params (typed from the done event at the transition).
     statusUnchanged: ({ context }: G, p: { output: Parameters<typeof rule.statusUnchanged>[1] }) => rule.statusUnchanged(context, p.output),
     statusRead: (_: G, p: { output: Parameters<typeof rule.statusUnchanged>[1] }) => p.output.ok,
@@ -143,6 +143,22 @@ export const campaignSetup = setup({
           }
         : {},
     ),
+    /** The operator's answer to the remote's question, as the pending fenced mutation (our epoch, never anyone else's). */
+    openAnswerIntent: assign(({ context, event }) =>
+      event.type === 'OPERATOR_ANSWER' && context.lease
+        ? {
+            pendingIntent: {
+              requestId: event.requestId,
+              kind: 'answer' as const,
+              epoch: context.lease.epoch,
+              mutation: { kind: 'answer' as const, text: event.answer, questionKey: event.questionKey },
+              binding: event.binding,
+              readback: null,
+              decisionId: null,
+            },
+          }
+        : {},
+    ),
     recordReadback: assign(({ context }, params: { readback: LeaseReadback | null }) =>
       context.pendingIntent ? { pendingIntent: { ...context.pendingIntent, readback: params.readback } } : {},
     ),
@@ -169,6 +185,8 @@ export const campaignSetup = setup({
         const applied = params.status === 'applied';
         if (applied && intent.kind === 'submit' && params.taskId) enqueue.emit({ type: 'BINDING_LEARNED', campaignId, taskId: params.taskId });
         enqueue.assign({ pendingIntent: null, attemptsSubmitted: context.attemptsSubmitted + (applied && intent.kind === 'submit' ? 1 : 0) });
+        // The remote's question is answered: the attention region lets it go.
+        if (applied && intent.mutation?.kind === 'answer') enqueue.raise({ type: 'REMOTE_ANSWERED', questionKey: intent.mutation.questionKey });
       },
     ),
     adoptIntentInDoubt: assign(({ context, event }) =>
@@ -201,8 +219,8 @@ export const campaignSetup = setup({
       const view = observation?.view ?? (context.remote ? { ...context.remote, observedAt: output.requestedAt } : null);
       enqueue.assign({ remote: view, readFailures: { consecutive: 0, nextReadAt: null, criticalRaised: false } });
       if (observation) {
-        const { events, wakes, remoteBlocked } = observation;
-        enqueue.raise({ type: 'REMOTE_OBSERVED', observedAt: output.requestedAt, events, wakes, remoteBlocked });
+        const { events, wakes, remoteBlocked, argusAvailable, foremanEnabled } = observation;
+        enqueue.raise({ type: 'REMOTE_OBSERVED', observedAt: output.requestedAt, events, wakes, remoteBlocked, argusAvailable, foremanEnabled });
         if (observation.drafts.length) enqueue.emit({ type: 'PUBLIC_DRAFTS', campaignId: context.campaignId, drafts: observation.drafts });
       }
       if (context.lease) enqueue.raise({ type: 'LEASE_READBACK', readback: output.readback, requestedAt: output.requestedAt });
@@ -229,9 +247,6 @@ export const campaignSetup = setup({
       if (event.type === 'OPERATOR_ANSWER') {
         wakes.push({ target: 'argus', reason: 'operator_answered', eventClass: null, dedupeKey: `answer:${event.questionKey}` });
       }
-      if (event.type === 'FOREMAN_ASSESSED' && event.wakeArgus) {
-        wakes.push({ target: 'argus', reason: 'foreman_directive', eventClass: null, dedupeKey: `foreman:${event.eventKey}` });
-      }
       let lastArgusEventKey = context.wakes.lastArgusEventKey;
       for (const wake of wakes) {
         if (wake.target === 'argus') lastArgusEventKey = wake.dedupeKey;
@@ -240,11 +255,34 @@ export const campaignSetup = setup({
       if (lastArgusEventKey !== context.wakes.lastArgusEventKey) enqueue.assign({ wakes: { lastArgusEventKey } });
     }),
     holdQuestion: assign(({ event }) => {
-      if (event.type === 'ARGUS_ASKED') return { pendingQuestion: { key: event.questionKey, text: event.question, source: 'argus' as const, askedAt: event.now } };
       if (event.type !== 'REMOTE_OBSERVED') return {};
       const blocked = event.events.find((e) => e.class === 'BLOCKED');
       return blocked ? { pendingQuestion: { key: blocked.dedupeKey, text: blocked.question ?? '', source: 'remote' as const, askedAt: event.observedAt } } : {};
     }),
     clearQuestion: assign({ pendingQuestion: null }),
+    // ---- the decision boundaries (campaign.decide.setup.ts) ----
+    takeWake: enqueueActions(({ context, event, enqueue }, params: Parameters<typeof steps.takeWake>[2]) => run(enqueue, steps.takeWake(context, event, params))),
+    queueWake: enqueueActions(({ context, event, enqueue }, params: Parameters<typeof steps.queueWake>[2]) => run(enqueue, steps.queueWake(context, event, params))),
+    takeQueuedWake: enqueueActions(({ context, event, enqueue }, params: Parameters<typeof steps.takeQueuedWake>[2]) => run(enqueue, steps.takeQueuedWake(context, event, params))),
+    takeAnswerWake: enqueueActions(({ context, event, enqueue }, params: Parameters<typeof steps.takeAnswerWake>[2]) => run(enqueue, steps.takeAnswerWake(context, event, params))),
+    markTurnSent: enqueueActions(({ context, event, enqueue }, params: Parameters<typeof steps.markTurnSent>[2]) => run(enqueue, steps.markTurnSent(context, event, params))),
+    markAssessed: enqueueActions(({ context, event, enqueue }, params: Parameters<typeof steps.markAssessed>[2]) => run(enqueue, steps.markAssessed(context, event, params))),
+    adoptForemanHint: enqueueActions(({ context, event, enqueue }, params: Parameters<typeof steps.adoptForemanHint>[2]) => run(enqueue, steps.adoptForemanHint(context, event, params))),
+    settleAssessment: enqueueActions(({ context, event, enqueue }, params: Parameters<typeof steps.settleAssessment>[2]) => run(enqueue, steps.settleAssessment(context, event, params))),
+    holdEscalation: enqueueActions(({ context, event, enqueue }, params: Parameters<typeof steps.holdEscalation>[2]) => run(enqueue, steps.holdEscalation(context, event, params))),
+    startMission: enqueueActions(({ context, event, enqueue }, params: Parameters<typeof steps.startMission>[2]) => run(enqueue, steps.startMission(context, event, params))),
+    holdTurnQuestion: enqueueActions(({ context, event, enqueue }, params: Parameters<typeof steps.holdTurnQuestion>[2]) => run(enqueue, steps.holdTurnQuestion(context, event, params))),
+    settleChat: enqueueActions(({ context, event, enqueue }, params: Parameters<typeof steps.settleChat>[2]) => run(enqueue, steps.settleChat(context, event, params))),
+    holdTurnReceipt: enqueueActions(({ context, event, enqueue }, params: Parameters<typeof steps.holdTurnReceipt>[2]) => run(enqueue, steps.holdTurnReceipt(context, event, params))),
+    holdUnsettled: enqueueActions(({ context, event, enqueue }, params: Parameters<typeof steps.holdUnsettled>[2]) => run(enqueue, steps.holdUnsettled(context, event, params))),
+    holdVerdictQuestion: enqueueActions(({ context, event, enqueue }, params: Parameters<typeof steps.holdVerdictQuestion>[2]) => run(enqueue, steps.holdVerdictQuestion(context, event, params))),
+    settleVerdict: enqueueActions(({ context, event, enqueue }, params: Parameters<typeof steps.settleVerdict>[2]) => run(enqueue, steps.settleVerdict(context, event, params))),
+    relayDecision: enqueueActions(({ context, event, enqueue }, params: Parameters<typeof steps.relayDecision>[2]) => run(enqueue, steps.relayDecision(context, event, params))),
+    holdDecision: enqueueActions(({ context, event, enqueue }, params: Parameters<typeof steps.holdDecision>[2]) => run(enqueue, steps.holdDecision(context, event, params))),
+    holdRefusedDecision: enqueueActions(({ context, event, enqueue }, params: Parameters<typeof steps.holdRefusedDecision>[2]) => run(enqueue, steps.holdRefusedDecision(context, event, params))),
+    abandonDecision: enqueueActions(({ context, event, enqueue }, params: Parameters<typeof steps.abandonDecision>[2]) => run(enqueue, steps.abandonDecision(context, event, params))),
+    adoptBinding: enqueueActions(({ context, event, enqueue }, params: Parameters<typeof steps.adoptBinding>[2]) => run(enqueue, steps.adoptBinding(context, event, params))),
+    bindingVerified: enqueueActions(({ context, event, enqueue }, params: Parameters<typeof steps.bindingVerified>[2]) => run(enqueue, steps.bindingVerified(context, event, params))),
+    loseBinding: enqueueActions(({ context, event, enqueue }, params: Parameters<typeof steps.loseBinding>[2]) => run(enqueue, steps.loseBinding(context, event, params))),
   },
 });

@@ -9,9 +9,12 @@
  */
 import type { BindingFacts, LeaseReadback, Mutation, MutationKind, ReadFailures, RemoteView } from './campaign.nouns.js';
 import type { ReadCrashedEvent, ReadDoneEvent } from './campaign.effect-io.js';
-import type { PublicEventDraft, SignificantEvent, WakeRequest } from './vocabulary.js';
+import type { ArgusMemory } from './campaign.argus.js';
+import type { SignificantEvent, WakeRequest } from './vocabulary.js';
 
 export type * from './campaign.nouns.js';
+export type * from './campaign.argus.js';
+export type * from './campaign.emitted.js';
 
 export const DEFAULT_CONTROLLER_ID = 'argus-openoperator';
 export const DEFAULT_MAX_ATTEMPTS = 3;
@@ -65,6 +68,8 @@ export interface PendingQuestion {
   text: string;
   source: 'remote' | 'argus';
   askedAt: string;
+  /** Argus's backlog item that asked (an answer continues it); null for the chart's own receipts. */
+  itemId?: string | null;
 }
 
 /**
@@ -108,6 +113,8 @@ export interface CampaignContext {
   readFailures: ReadFailures;
   /** The Reviewer gate ties a verdict to the event that last woke Argus. */
   wakes: { lastArgusEventKey: string | null };
+  /** The decision boundaries: the mission binding, the event being decided, the last decision. */
+  argus: ArgusMemory;
 }
 
 export interface CampaignInput {
@@ -196,28 +203,29 @@ export interface ResolveIntentEvent {
   capabilities: RemoteCapabilities | null;
 }
 
+/**
+ * The operator answers the pending question. An Argus question goes to Argus (one turn); the
+ * remote's own question is a fenced mutation (`answer`), so the event carries a mutation's facts.
+ */
 export interface OperatorAnswerEvent {
   type: 'OPERATOR_ANSWER';
   /** The question the operator answers (the view shows it); a stale key is refused. */
   questionKey: string;
   answer: string;
+  now: string;
+  /** The Argus runtime can run here (configured and installed). */
+  argusAvailable: boolean;
+  requestId: string;
+  mutationInFlight: boolean;
+  boundTaskState: string | null;
+  capabilities: RemoteCapabilities | null;
+  binding: BindingFacts;
 }
 
-// Placeholders for the Foreman assessment and the Argus turn (a later issue invokes them).
-export interface ForemanAssessedEvent {
-  type: 'FOREMAN_ASSESSED';
-  eventKey: string;
-  /** True for directives that want Argus (START_VERIFIER, STEER/START/STOP/RETRY, ESCALATE). */
-  wakeArgus: boolean;
-}
-export interface ArgusAskedEvent {
-  type: 'ARGUS_ASKED';
-  questionKey: string;
-  question: string;
-  now: string;
-}
-export interface ArgusTurnSettledEvent {
-  type: 'ARGUS_TURN_SETTLED';
+/** The operator's `mission`: bind (or re-attach) the campaign's Argus project. */
+export interface BindMissionEvent {
+  type: 'BIND_MISSION';
+  argusAvailable: boolean;
 }
 
 // ---- events the chart raises to itself (never sent from outside) -----------------------------
@@ -230,6 +238,15 @@ export interface RemoteObservedEvent {
   wakes: WakeRequest[];
   /** The remote task is input-required / auth-required right now. */
   remoteBlocked: boolean;
+  /** Whether the decision runtimes can run here, as of this read (facts, not rules). */
+  argusAvailable: boolean;
+  foremanEnabled: boolean;
+}
+
+/** The fenced answer to the remote's question was applied: the question is answered. */
+export interface RemoteAnsweredEvent {
+  type: 'REMOTE_ANSWERED';
+  questionKey: string;
 }
 
 /** Every successful read carries the remote's lease: the authority region judges it. */
@@ -252,6 +269,7 @@ export type OperatorEvent =
   | MutateEvent
   | ResolveIntentEvent
   | OperatorAnswerEvent
+  | BindMissionEvent
   | { type: 'PAUSE' }
   | { type: 'RESUME'; now: string }
   | { type: 'CLOSE' };
@@ -262,43 +280,9 @@ export type CampaignEvent =
   | ReadDoneEvent
   | ReadCrashedEvent
   | IntentInDoubtEvent
-  | ForemanAssessedEvent
-  | ArgusAskedEvent
-  | ArgusTurnSettledEvent
   | RemoteObservedEvent
+  | RemoteAnsweredEvent
   | LeaseReadbackEvent
   | LeaseLapsedEvent;
-
-// ---- events the actor emits (the host turns them into journal entries / public events) -----
-
-export type IntentStatus = 'applied' | 'rejected' | 'not_applied' | 'ambiguous';
-
-export type CampaignEmitted =
-  /** Exactly one per loss: the host publishes one CRITICAL. */
-  | { type: 'CONTROL_LOST'; campaignId: string; reason: string; epoch: number | null; heldSince: string | null }
-  /** A mutation's outcome is unknown: local control is dropped and replay is blocked. */
-  | { type: 'INTENT_AMBIGUOUS'; campaignId: string; requestId: string; kind: MutationKind }
-  | { type: 'WAKE_REQUESTED'; campaignId: string; wake: WakeRequest }
-  /** Public drafts the reducer produced for a read (the outbox numbers and dedupes them). */
-  | { type: 'PUBLIC_DRAFTS'; campaignId: string; drafts: PublicEventDraft[] }
-  /** The binding learned something: a claim found the context, a submit created the task. */
-  | { type: 'BINDING_LEARNED'; campaignId: string; taskId?: string; contextId?: string }
-  /** A claim finished: granted (with the epoch) or refused with the stable code why. */
-  | { type: 'CLAIM_SETTLED'; campaignId: string; granted: boolean; epoch: number | null; code: string | null }
-  /** A MUTATE was refused after it was accepted (readback, send margin, journal): nothing was sent. */
-  | { type: 'MUTATION_REFUSED'; campaignId: string; requestId: string; code: string; journaled: boolean }
-  /** The journal must record this outcome, in the same write as the snapshot that follows it. */
-  | {
-      type: 'INTENT_SETTLED';
-      campaignId: string;
-      requestId: string;
-      kind: MutationKind;
-      status: IntentStatus;
-      code: string | null;
-      settledBy: 'response' | 'readback';
-      taskId: string | null;
-    }
-  /** The status read finished (changed or not): the host counts it and stamps `last_read_at`. */
-  | { type: 'READ_SETTLED'; campaignId: string; result: 'unchanged' | 'changed' | 'failed'; code: string | null; at: string };
 
 export type * from './campaign.effect-io.js';

@@ -51,6 +51,13 @@ export const wakeRequestSchema = z.strictObject({
   eventId: z.string().nullable(),
   dedupeKey: nonEmpty,
   at: timestamp,
+  /**
+   * How the decision boundary this wake opened settled (`relayed`, `interrupted`, `timeout`, …).
+   * Absent while it is open, and in documents written before decisions were wired.
+   */
+  settled: z
+    .strictObject({ outcome: nonEmpty, code: z.string().nullable(), decisionId: z.string().nullable(), at: timestamp })
+    .optional(),
 });
 export type WakeRequest = z.infer<typeof wakeRequestSchema>;
 

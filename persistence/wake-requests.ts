@@ -47,3 +47,23 @@ export function recordWakeRequests(doc: CampaignDocument, drafts: readonly WakeR
     recorded,
   };
 }
+
+export interface WakeSettlement {
+  dedupeKey: string;
+  outcome: string;
+  code: string | null;
+  decisionId: string | null;
+}
+
+/**
+ * Records how the decision opened by the wake with this dedupe key settled, on its newest
+ * retained entry (an entry trimmed meanwhile is history: nothing to record it on).
+ */
+export function recordWakeSettled(doc: CampaignDocument, settlement: WakeSettlement, now: Date | string): CampaignDocument {
+  const index = doc.wake.requests.findLastIndex((r) => r.dedupeKey === settlement.dedupeKey);
+  if (index < 0) return doc;
+  const requests = doc.wake.requests.slice();
+  const { dedupeKey: _key, ...settled } = settlement;
+  requests[index] = { ...requests[index]!, settled: { ...settled, at: toIso(now) } };
+  return { ...doc, wake: { ...doc.wake, requests } };
+}

@@ -170,21 +170,30 @@ export function eventBlock(event: DecisionEvent, secrets: readonly string[]): st
  * propose an action for that event.
  * @throws ArgusEnvelopeError when the item id or the event key is not an identifier.
  */
-export function buildOperatorAnswerEnvelope(input: { itemId: string; answer: string; eventKey: string; secrets?: readonly string[] }): string {
+export function buildOperatorAnswerEnvelope(input: { itemId: string | null; answer: string; eventKey: string; notice?: string; secrets?: readonly string[] }): string {
   const secrets = input.secrets ?? [];
-  const itemId = checkId(input.itemId, secrets, 'envelope_bad_item_id', 'Argus item id');
   const eventKey = checkEventKey(input.eventKey, secrets);
   const answer = neutralise(input.answer, secrets, ENVELOPE_CAPS.operatorAnswer) ?? '(empty answer)';
+  const tail = [`EVENT_KEY: ${eventKey}`, ...decisionContract(eventKey), OPERATOR_OPEN, answer, OPERATOR_CLOSE];
+  if (input.itemId === null) {
+    // The operator answers one of the supervisor's own notices (a turn that timed out, a
+    // mission that did not settle, a proposal held for the lease): there is no item to continue.
+    const notice = neutralise(input.notice ?? '', secrets, ENVELOPE_CAPS.objective) ?? '(no notice)';
+    return [
+      'ARGUS-SUPERVISOR OPERATOR ANSWER',
+      'INSTRUCTIONS (fixed, from the supervisor):',
+      `- The human operator answers the supervisor's notice: ${notice}`,
+      `- The operator's words are between ${OPERATOR_OPEN} and ${OPERATOR_CLOSE}. Decide again with them. Remote data is not part of this message.`,
+      ...tail,
+    ].join('\n');
+  }
+  const itemId = checkId(input.itemId, secrets, 'envelope_bad_item_id', 'Argus item id');
   return [
     `OPERATOR_ANSWER_FOR: ${itemId}`,
     'ARGUS-SUPERVISOR OPERATOR ANSWER',
     'INSTRUCTIONS (fixed, from the supervisor):',
     `- The human operator answers the pending question of backlog item ${itemId}. The answer is between ${OPERATOR_OPEN} and ${OPERATOR_CLOSE}; it is the operator's own words.`,
     '- Continue that item with this answer. Remote data is not part of this message.',
-    `EVENT_KEY: ${eventKey}`,
-    ...decisionContract(eventKey),
-    OPERATOR_OPEN,
-    answer,
-    OPERATOR_CLOSE,
+    ...tail,
   ].join('\n');
 }

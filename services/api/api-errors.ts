@@ -51,6 +51,12 @@ export const API_ERROR_STATUS = {
   supervisor_disabled: 503,
   /** The state root could not be read or written (ENOSPC, EIO, EACCES, EROFS, ...); data is intact. */
   storage_unavailable: 503,
+  /** Argus cannot run here (no backend, no runtime) or the campaign has no live mission binding. */
+  argus_unavailable: 503,
+  /** A decision boundary (an Argus turn, a Foreman assessment, a bind) is in flight. */
+  decision_in_progress: 409,
+  /** Argus could not create or re-attach the campaign's project. */
+  mission_bind_failed: 502,
   /** Another process took over the right to host this campaign; this one refuses every write. */
   hosting_lost: 503,
 } as const;

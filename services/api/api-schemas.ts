@@ -39,6 +39,8 @@ export const campaignActionSchema = z.discriminatedUnion('action', [
   z.strictObject({ campaign_id: campaignId, action: z.literal('intervene'), epoch, instruction: text(8000) }),
   z.strictObject({ campaign_id: campaignId, action: z.literal('cancel'), epoch, reason: text(2000) }),
   z.strictObject({ campaign_id: campaignId, action: z.literal('resolve_intent') }),
+  // Bind (or re-attach) the campaign's Argus project: decisions need a live binding.
+  z.strictObject({ campaign_id: campaignId, action: z.literal('mission') }),
 ]);
 export type CampaignActionBody = z.infer<typeof campaignActionSchema>;
 

@@ -9,7 +9,8 @@
 import { randomUUID } from 'node:crypto';
 import type { RemoteDescription } from '../../adapters/a2a/discovery.js';
 import { explainRefusal } from '../../machines/campaign.rules.js';
-import type { CampaignEmitted, Mutation, ObserveEvent, OperatorEvent, TickEvent } from '../../machines/campaign.types.js';
+import { describeStates } from '../../machines/campaign.projection.js';
+import type { BindMissionEvent, CampaignEmitted, Mutation, MutationFacts, ObserveEvent, OperatorEvent, TickEvent } from '../../machines/campaign.types.js';
 import type { CampaignDocument } from '../../persistence/campaign-document.js';
 import type { StoreFailure } from '../../persistence/store-errors.js';
 import { remoteRefusalCode } from '../authority/mutation-wire.js';
@@ -33,6 +34,8 @@ export interface CampaignActionsDeps {
   /** Another campaign of this supervisor that controls `contextId` (one controller per context). */
   controllerOf(contextId: string | null, exceptId: string): string | null;
   mutationInFlight(campaignId: string): boolean;
+  /** Argus can run here (configured and installed): a fact for the answer and mission rules. */
+  argusAvailable(): boolean;
   view(facts: CampaignFacts, snapshot: CampaignSnapshot, host: CampaignHost): CampaignSummary;
   /** The campaign's public events from seq `from` on (the read model's feed). */
   eventsFrom(campaignId: string, from: number): PublicEventView[];
@@ -46,7 +49,7 @@ export interface CampaignActionsDeps {
 }
 
 type Action = CampaignActionBody['action'];
-export const OPERATOR_ACTIONS: readonly Action[] = ['observe', 'pause', 'resume', 'close', 'answer', 'claim', 'release', 'submit', 'intervene', 'cancel', 'resolve_intent'];
+export const OPERATOR_ACTIONS: readonly Action[] = ['observe', 'pause', 'resume', 'close', 'answer', 'mission', 'claim', 'release', 'submit', 'intervene', 'cancel', 'resolve_intent'];
 const NEEDS_REMOTE = new Set<Action>(['observe', 'claim', 'release', 'submit', 'intervene', 'cancel']);
 
 const ok = <T>(value: T): ApiResult<T> => ({ ok: true, value });
@@ -61,11 +64,14 @@ export class CampaignActions {
   async act(host: CampaignHost, req: CampaignActionBody, opts: { mutationInFlight?: boolean; keepAnswer?: KeepAnswer } = {}): Promise<ApiResult<unknown>> {
     const missing = NEEDS_REMOTE.has(req.action) ? this.deps.noRemote() : null;
     if (missing) return { ok: false, error: missing };
-    if (req.action === 'claim' || isMutation(req.action)) await this.deps.description();
+    // An answer to the remote's own question is a mutation: it needs what discovery found.
+    const remoteAnswer = req.action === 'answer' && host.getSnapshot().context.pendingQuestion?.source === 'remote' && this.deps.noRemote() === null;
+    if (req.action === 'claim' || isMutation(req.action) || remoteAnswer) await this.deps.description();
     if (req.action === 'observe') return this.observe(host);
     const event = this.eventFor(host, req, opts.mutationInFlight ?? false);
     const refused = explainRefusal(host.getSnapshot(), event);
-    if (refused) return refusalResult(refused);
+    if (refused) return refusalResult(refused, req.action);
+    if (event.type === 'BIND_MISSION') return this.bindMission(host, event);
     const keep = opts.keepAnswer;
     const outcome = await host.send(event, keep && event.type === 'MUTATE' ? (doc, o) => keep(doc, this.answer(host, req, event, { ...o, save: null }, doc)) : undefined);
     if (outcome.save && !outcome.save.ok) {
@@ -120,6 +126,27 @@ export class CampaignActions {
     return events.length ? events[events.length - 1]!.seq + 1 : 0;
   }
 
+  /** `mission`: answered once the bind has settled (it talks to Argus: seconds, not a read). */
+  private async bindMission(host: CampaignHost, event: BindMissionEvent): Promise<ApiResult<unknown>> {
+    const outcome = await host.sendUntil(event, (s) => describeStates(s).attention !== 'binding');
+    if (outcome.save && !outcome.save.ok) this.deps.unusable(host.id, outcome.save);
+    const context = outcome.snapshot.context;
+    const campaign = this.deps.view(host.facts, outcome.snapshot, host);
+    if (context.argus.projectId !== null && context.lastErrorCode === null) return ok({ campaign, mission: { project_id: context.argus.projectId } });
+    return fail(context.lastErrorCode === 'argus_unavailable' ? 'argus_unavailable' : 'mission_bind_failed', `Argus could not bind the campaign's project (${context.lastErrorCode ?? 'unknown'}).`);
+  }
+
+  /** The facts an approved Argus proposal's mutation carries (the chart checks its MUTATE rows on them). */
+  mutationFacts(host: CampaignHost): Omit<MutationFacts, 'requestId'> {
+    const snapshot = host.getSnapshot();
+    return {
+      mutationInFlight: this.deps.mutationInFlight(host.id),
+      boundTaskState: boundTaskStateOf(host.facts, snapshot),
+      capabilities: capabilitiesOf(this.deps.knownDescription()),
+      binding: bindingOf(host.facts, snapshot),
+    };
+  }
+
   /** The heartbeat's TICK for one campaign. */
   tick(host: CampaignHost, snapshot: CampaignSnapshot): TickEvent {
     return { type: 'TICK', now: this.deps.now().toISOString(), cadenceMs: this.deps.cadenceMs, binding: bindingOf(host.facts, snapshot) };
@@ -143,7 +170,20 @@ export class CampaignActions {
       case 'close':
         return { type: 'CLOSE' };
       case 'answer':
-        return { type: 'OPERATOR_ANSWER', questionKey: req.question_key ?? snapshot.context.pendingQuestion?.key ?? '', answer: req.text };
+        return {
+          type: 'OPERATOR_ANSWER',
+          questionKey: req.question_key ?? snapshot.context.pendingQuestion?.key ?? '',
+          answer: req.text,
+          now,
+          argusAvailable: this.deps.argusAvailable(),
+          requestId: randomUUID(),
+          mutationInFlight,
+          boundTaskState: boundTaskStateOf(host.facts, snapshot),
+          capabilities,
+          binding,
+        };
+      case 'mission':
+        return { type: 'BIND_MISSION', argusAvailable: this.deps.argusAvailable() };
       case 'resolve_intent':
         return { type: 'RESOLVE_INTENT', capabilities };
       case 'claim':
@@ -187,7 +227,9 @@ export class CampaignActions {
       if (code === null || code === 'lease_not_held') return fail('lease_not_held', 'The remote did not confirm the lease on readback; the campaign stays an observer.');
       return fail('remote_unavailable', `The claim failed at the remote (${code}).`);
     }
-    if (event.type === 'MUTATE') return mutationAnswer(e, event, campaign);
+    if (event.type === 'MUTATE') return mutationAnswer(e, event.mutation.kind, campaign);
+    // An answer to the remote's question went through the authority path: answered like one.
+    if (event.type === 'OPERATOR_ANSWER' && (find(e, 'INTENT_SETTLED') || find(e, 'MUTATION_REFUSED') || find(e, 'INTENT_AMBIGUOUS'))) return mutationAnswer(e, 'answer', campaign);
     if (event.type === 'RESOLVE_INTENT') {
       const settled = find(e, 'INTENT_SETTLED');
       if (settled && settled.settledBy === 'readback') return ok({ campaign, request_id: settled.requestId, action: settled.kind, status: settled.status });
@@ -203,8 +245,7 @@ export class CampaignActions {
   }
 }
 
-function mutationAnswer(e: CampaignEmitted[], event: Extract<OperatorEvent, { type: 'MUTATE' }>, campaign: CampaignSummary): ApiResult<unknown> {
-  const kind = event.mutation.kind;
+function mutationAnswer(e: CampaignEmitted[], kind: Mutation['kind'], campaign: CampaignSummary): ApiResult<unknown> {
   const refused = find(e, 'MUTATION_REFUSED');
   const settled = find(e, 'INTENT_SETTLED');
   if (settled?.status === 'applied') {

@@ -27,8 +27,30 @@ export interface CampaignSummary {
     last_read_at: string | null;
   };
   lease: { mode: 'observer' | 'controller'; epoch: number | null; expires_at: string | null };
-  /** The question waiting for `answer` (sanitized, bounded, untrusted text); `key` names it in `question_key`. */
-  pending_question: { key: string; text: string; asked_at: string } | null;
+  /**
+   * The question waiting for `answer` (sanitized, bounded, untrusted text); `key` names it in
+   * `question_key`. `source`: the remote's own question (answered by a fenced mutation, needs the
+   * lease) or Argus's (answered to Argus, one turn).
+   */
+  pending_question: { key: string; text: string; asked_at: string; source: 'remote' | 'argus' } | null;
+  /** The decision boundaries: the mission binding, what is being decided, and the last decision. */
+  decisions: {
+    mission: { project_id: string | null; binding: 'none' | 'live' | 'unverified' | 'lost' };
+    /** `assessing` (Foreman), `turn` (one argus_message), `mission` (polled), or null. */
+    in_flight: string | null;
+    event_key: string | null;
+    last: {
+      event_key: string;
+      outcome: string;
+      code: string | null;
+      decision_id: string | null;
+      kind: string | null;
+      foreman_directive: string | null;
+      at: string;
+    } | null;
+    /** The Reviewer's verdict behind the last decision: approved (relayed, held, applied or refused) or rejected. */
+    reviewer_verdict: 'approved' | 'rejected' | null;
+  };
   open_intent: { request_id: string; action: string } | null;
   max_attempts: number;
   attempts_submitted: number;

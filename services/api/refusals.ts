@@ -10,7 +10,11 @@ import type { ApiResult } from './supervisor-api.js';
 const fail = (code: ApiErrorCode, message: string): ApiResult<never> => ({ ok: false, error: apiError(code, message) });
 
 /** The one table of machine refusal codes → operator error (code + one sentence). */
-export function refusalResult(code: string): ApiResult<never> {
+export function refusalResult(code: string, action?: string): ApiResult<never> {
+  // An answer to the remote's own question is a fenced mutation of the remote task.
+  if (action === 'answer' && code === 'lease_required') {
+    return fail('lease_required', 'Answering the remote\u2019s own question sends a message to its task, a fenced mutation: claim the controller lease first. Nothing was sent.');
+  }
   const table: Record<string, [ApiErrorCode, string]> = {
     lease_required: ['lease_required', 'The campaign does not hold the controller lease; claim it first.'],
     already_controlling: ['already_controlling', 'The campaign already holds the controller lease.'],
@@ -38,6 +42,9 @@ export function refusalResult(code: string): ApiResult<never> {
     no_remote_task: ['no_remote_task', 'The campaign has no remote task or context to act on.'],
     lease_held: ['lease_held', 'Another campaign of this supervisor already controls this remote context; release it there first.'],
     no_task_bound: ['no_task_bound', 'The campaign has no remote task to observe yet.'],
+    argus_unavailable: ['argus_unavailable', 'Argus cannot run here, or the campaign has no live mission binding (see /health and the `mission` action).'],
+    decision_in_progress: ['decision_in_progress', 'A decision is in progress for this campaign; try again when it has settled.'],
+    decision_consumed: ['action_not_allowed', 'That Argus decision was applied (or is in doubt) already; it is never applied twice.'],
   };
   const [apiCode, sentence] = table[code] ?? ['action_not_allowed', `The campaign cannot do that now (${code}).`];
   return fail(apiCode, sentence);

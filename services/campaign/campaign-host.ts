@@ -18,7 +18,7 @@ import { failure, type StoreFailure } from '../../persistence/store-errors.js';
 import { crashPoint } from '../runtime/fault-points.js';
 import { applySave, isDurable, type SaveResult } from './campaign-save.js';
 import { describeStates } from '../../machines/campaign.projection.js';
-import { migrateCampaign3to4 } from '../../machines/campaign.restore.js';
+import { settleInterrupted } from '../../machines/campaign.restore.js';
 import { HostWaiters, tickBusy, type Collector, type KeepInSave, type SendOutcome } from './host-waiters.js';
 import { factsOf, type CampaignFacts, type CampaignSnapshot } from './projection.js';
 
@@ -75,6 +75,8 @@ export class CampaignHost {
   private inDoubt: string | null = null;
   private readonly listeners = new Set<(snapshot: CampaignSnapshot) => void>();
   private subscription: Subscription | null = null;
+  /** What settling the restored snapshot emitted (an interrupted turn): saved at start. */
+  private restoredEvents: CampaignEmitted[] = [];
 
   /** @throws MachineRestoreError when the snapshot's machine version is not this build's. */
   constructor(doc: CampaignDocument, deps: CampaignHostDeps) {
@@ -95,7 +97,10 @@ export class CampaignHost {
       // Inspection is the shared system's (set on the fleet root).
       // Restored the way a restart restores it (a rewind after a failed save too): a snapshot
       // saved mid-read settles in `heartbeat.idle`, since no restarted reader answers that read.
-      const options = { snapshot: migrateCampaign3to4(this.durable), input: { campaignId: this.id }, id: this.id, parent: this.deps.fleet };
+      // A decision boundary in flight is settled, never replayed (an Argus turn: "interrupted").
+      const settled = settleInterrupted(this.durable, this.deps.now().toISOString());
+      this.restoredEvents = settled.emitted;
+      const options = { snapshot: settled.snapshot, input: { campaignId: this.id }, id: this.id, parent: this.deps.fleet };
       actor = createActor(this.deps.logic, options as never);
     } catch (error) {
       throw new MachineRestoreError(error instanceof Error ? error.message : String(error));
@@ -115,14 +120,18 @@ export class CampaignHost {
       error: () => this.onSnapshot(this.actor.getSnapshot()),
     });
     this.actor.start();
+    // The restore changed the context (an interrupted turn): the first save carries its receipt.
+    const restored = this.restoredEvents;
+    this.restoredEvents = [];
+    for (const event of restored) this.onEmitted(event);
     const open = this.facts.openIntent;
     if (open && isMutation(open.action)) {
       // No outcome on disk: recorded as in doubt (and said so once), even if the snapshot already is.
       if (!open.outcomeRecorded) this.inDoubt = open.requestId;
       if (!open.outcomeRecorded) this.pending.push({ type: 'INTENT_AMBIGUOUS', campaignId: this.id, requestId: open.requestId, kind: open.action });
       this.actor.send({ type: 'INTENT_IN_DOUBT', requestId: open.requestId, kind: open.action });
-      if (this.pending.length) this.onSnapshot(this.actor.getSnapshot());
     }
+    if (this.pending.length) this.onSnapshot(this.actor.getSnapshot());
   }
 
   stop(): Promise<unknown> {
@@ -169,6 +178,11 @@ export class CampaignHost {
     } finally {
       this.observing--;
     }
+  }
+
+  /** Sends one operator event and resolves once `done` holds (`mission`: when the bind has settled). */
+  sendUntil(event: OperatorEvent, done: (s: CampaignSnapshot) => boolean): Promise<SendOutcome> {
+    return this.collect(event, (s) => done(s) && isQuiescent(s));
   }
 
   private collect(event: CampaignEvent, done: (s: CampaignSnapshot) => boolean, keep?: KeepInSave): Promise<SendOutcome> {

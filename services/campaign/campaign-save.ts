@@ -10,11 +10,11 @@ import type { PublicEventDraft, WakeRequest } from '../../machines/vocabulary.js
 import type { CampaignDocument, PublicEvent, WakeRequest as RecordedWake } from '../../persistence/campaign-document.js';
 import { findIntent, recordIntentOutcome } from '../../persistence/intent-journal.js';
 import { appendPublicEvents } from '../../persistence/outbox.js';
-import { recordWakeRequests } from '../../persistence/wake-requests.js';
+import { recordWakeRequests, recordWakeSettled, type WakeSettlement } from '../../persistence/wake-requests.js';
 import { controlLostDraft, intentAmbiguousDraft } from '../reducer/reducer.js';
 
 /** The emitted events a save must carry to disk; READ_SETTLED, CLAIM_SETTLED, MUTATION_REFUSED are answers only. */
-const DURABLE = new Set<CampaignEmitted['type']>(['PUBLIC_DRAFTS', 'WAKE_REQUESTED', 'CONTROL_LOST', 'INTENT_AMBIGUOUS', 'INTENT_SETTLED', 'BINDING_LEARNED']);
+const DURABLE = new Set<CampaignEmitted['type']>(['PUBLIC_DRAFTS', 'WAKE_REQUESTED', 'CONTROL_LOST', 'INTENT_AMBIGUOUS', 'INTENT_SETTLED', 'BINDING_LEARNED', 'DECISION_SETTLED']);
 export const isDurable = (e: CampaignEmitted): boolean => DURABLE.has(e.type);
 
 export interface SaveInput {
@@ -38,6 +38,7 @@ export interface SaveResult {
 export function applySave(doc: CampaignDocument, input: SaveInput): SaveResult {
   const drafts: PublicEventDraft[] = [];
   const wakes: WakeRequest[] = [];
+  const settlements: WakeSettlement[] = [];
   let next: CampaignDocument = { ...doc, machine: input.machine };
   let remote = doc.remote;
   for (const e of input.emitted) {
@@ -64,6 +65,11 @@ export function applySave(doc: CampaignDocument, input: SaveInput): SaveResult {
         if (e.kind === 'submit' && (e.status === 'applied') && e.taskId) remote = { ...remote, taskId: e.taskId };
         break;
       }
+      case 'DECISION_SETTLED': {
+        const { dedupeKey, outcome, code, decisionId } = e.decision;
+        if (dedupeKey) settlements.push({ dedupeKey, outcome, code, decisionId });
+        break;
+      }
       case 'BINDING_LEARNED':
         remote = { ...remote, ...(e.taskId ? { taskId: e.taskId } : {}), ...(e.contextId && !remote.contextId ? { contextId: e.contextId } : {}) };
         break;
@@ -83,7 +89,10 @@ export function applySave(doc: CampaignDocument, input: SaveInput): SaveResult {
     wakes.map((w) => ({ ...w, eventId: eventIdByKey.get(w.dedupeKey) ?? null })),
     input.now,
   );
-  return { doc: withWakes, appended, wakes: recorded };
+  // After the wakes of this save: a boundary may open and settle between two saves.
+  let settled = withWakes;
+  for (const s of settlements) settled = recordWakeSettled(settled, s, input.now);
+  return { doc: settled, appended, wakes: recorded };
 }
 
 /** A journal refusal (already settled, not found) leaves the journal as it is: it is history. */

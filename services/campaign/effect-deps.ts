@@ -1,11 +1,11 @@
 /**
  * What the campaign's invoked effects need from the world, and nothing else: the remote client,
- * the clock, the durable journal write and the published dedupe keys. The host builds one of
- * these per supervisor; `createCampaignEffects` turns it into the seven actors once.
+ * the clock, the durable journal write, the published dedupe keys and the decision runtimes.
+ * The host builds one of these per supervisor; `createCampaignEffects` turns it into the actors once.
  * @module
  */
 import type { A2AClient } from '../../adapters/a2a/index.js';
-import type { MutationKind } from '../../machines/campaign.types.js';
+import type { MutationFacts, MutationKind } from '../../machines/campaign.types.js';
 import type { DecisionRuntime } from '../decisions/decision-runtime.js';
 
 /** The intent record the journal writes before a mutation may be sent. */
@@ -32,12 +32,14 @@ export interface EffectDeps {
   publishedKeys(campaignId: string): Promise<ReadonlySet<string>>;
   /** Called after each status read that reached the wire, with its result (reachability, metrics, last_read_at). */
   onStatusRead?(campaignId: string, ok: boolean, code: string | null, at: string): void;
-  /**
-   * The Argus bridge and Foreman runner. NOT USED YET: no effect and no chart state invokes
-   * them in this build (the decision boundaries are wired into the chart in a later change);
-   * it is here so that change needs no new plumbing. Wake requests are still only recorded.
-   */
+  /** The Argus bridge and Foreman runner the decision effects use (none: no decision runs). */
   decisions?: DecisionRuntime;
+  /** The campaign's objective (the envelope carries it, sanitized and capped). */
+  objectiveOf?(campaignId: string): string;
+  /** This Argus decision id was consumed already (the document's consumed decisions). */
+  decisionConsumed?(campaignId: string, decisionId: string): boolean;
+  /** The facts an approved proposal's mutation would carry now (the API's own, for the chart's rules). */
+  mutationFacts?(campaignId: string): Omit<MutationFacts, 'requestId'> | null;
 }
 
 /** The code every effect answers with when there is no remote to talk to (nothing is sent). */

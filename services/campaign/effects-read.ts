@@ -20,6 +20,11 @@ export const isUnreachable = (code: string | null): boolean => code !== null && 
 
 export function createReadEffects(deps: EffectDeps) {
   const { controllerId, remote } = deps;
+  /** Whether Argus can run and Foreman is on: facts the attention region decides a wake with. */
+  const decisionFacts = () => {
+    const available = deps.decisions?.recentAvailability();
+    return { argusAvailable: available?.argus.available ?? false, foremanEnabled: available?.foreman.available ?? false };
+  };
 
   /** One status read (exported for the tests that drive a read without a campaign actor). */
   const readOnce = async (input: ReadStatusInput): Promise<ReadStatusOutput> => {
@@ -81,6 +86,7 @@ export function createReadEffects(deps: EffectDeps) {
         wakes: reduced.wakes,
         drafts: reduced.publicEvents,
         remoteBlocked: INTERRUPTED_STATES.has(snapshot.state),
+        ...decisionFacts(),
       },
     };
   };

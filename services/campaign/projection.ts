@@ -20,6 +20,8 @@ export interface CampaignFacts {
   binding: { taskId: string | null; contextId: string | null; attached: boolean };
   /** The journal's unresolved intent (open or ambiguous), if any. */
   openIntent: { requestId: string; action: string; outcomeRecorded: boolean } | null;
+  /** Argus decision ids applied (or in doubt) already: none is ever applied twice. */
+  consumedDecisions: readonly string[];
 }
 
 export function factsOf(doc: CampaignDocument): CampaignFacts {
@@ -29,6 +31,7 @@ export function factsOf(doc: CampaignDocument): CampaignFacts {
     objective: doc.objective,
     binding: { taskId: doc.remote.taskId, contextId: doc.remote.contextId, attached: doc.remote.attached },
     openIntent: open ? { requestId: open.requestId, action: open.action, outcomeRecorded: open.outcome !== null } : null,
+    consumedDecisions: doc.consumedDecisions,
   };
 }
 
@@ -66,7 +69,8 @@ export function projectCampaign(facts: CampaignFacts, snapshot: CampaignSnapshot
       epoch: controlling ? (ctx.lease?.epoch ?? null) : null,
       expires_at: controlling ? (ctx.lease?.expiresAt ?? null) : null,
     },
-    pending_question: q ? { key: q.key, text: q.text, asked_at: q.askedAt } : null,
+    pending_question: q ? { key: q.key, text: q.text, asked_at: q.askedAt, source: q.source } : null,
+    decisions: decisionsView(ctx, states.attention, snapshot),
     open_intent: facts.openIntent ? { request_id: facts.openIntent.requestId, action: facts.openIntent.action } : null,
     max_attempts: ctx.maxAttempts,
     attempts_submitted: ctx.attemptsSubmitted,
@@ -74,6 +78,25 @@ export function projectCampaign(facts: CampaignFacts, snapshot: CampaignSnapshot
     allowed_actions: [] as string[],
   };
   return withLazyAllowedActions(summary, extras.allowedActions);
+}
+
+const APPROVED = new Set(['relayed', 'approved', 'held', 'refused', 'consumed']);
+
+function decisionsView(ctx: CampaignSnapshot['context'], attention: string, snapshot: CampaignSnapshot): CampaignSummary['decisions'] {
+  const a = ctx.argus;
+  const binding = a.projectId === null ? 'none' : a.bindingLost ? 'lost' : a.bindingVerified ? 'live' : 'unverified';
+  const inFlight = attention === 'assessing' ? 'assessing' : attention === 'awaiting-review' ? (snapshot.matches({ active: { attention: { 'awaiting-review': 'turn' } } }) ? 'turn' : 'mission') : null;
+  const last = a.last;
+  const verdict = last === null ? null : APPROVED.has(last.outcome) ? 'approved' : last.outcome === 'rejected' ? 'rejected' : null;
+  return {
+    mission: { project_id: a.projectId, binding },
+    in_flight: inFlight,
+    event_key: inFlight ? (a.wake?.eventKey ?? a.mission?.eventKey ?? null) : null,
+    last: last
+      ? { event_key: last.eventKey, outcome: last.outcome, code: last.code, decision_id: last.decisionId, kind: last.kind, foreman_directive: last.directive, at: last.at }
+      : null,
+    reviewer_verdict: verdict,
+  };
 }
 
 /** A campaign whose document cannot be trusted: reported, never replaced. */
@@ -88,6 +111,7 @@ export function corruptSummary(campaignId: string): CampaignSummary {
     remote: { task_id: null, context_id: null, state: null, stage: null, attempt: null, observed_at: null, last_read_at: null },
     lease: { mode: 'observer', epoch: null, expires_at: null },
     pending_question: null,
+    decisions: { mission: { project_id: null, binding: 'none' }, in_flight: null, event_key: null, last: null, reviewer_verdict: null },
     open_intent: null,
     max_attempts: 0,
     attempts_submitted: 0,

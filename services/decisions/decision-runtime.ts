@@ -16,8 +16,29 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { sanitizeRemoteText } from '../../adapters/a2a/sanitize.js';
-import { ARGUS_MCP_ARGS, buildArgusEnv, createArgusBridge, resolveArgusHome, type ArgusBridge } from '../../adapters/argus/index.js';
-import { buildForemanEnv, foremanHome, foremanShimPath, runForeman, type ForemanVerdict, type Outcome } from '../../adapters/foreman/index.js';
+import {
+  ARGUS_MCP_ARGS,
+  buildArgusEnv,
+  buildDecisionEnvelope,
+  buildOperatorAnswerEnvelope,
+  campaignWorkdir,
+  createArgusBridge,
+  readProposal,
+  resolveArgusHome,
+  type ArgusBridge,
+  type ProposalRead,
+} from '../../adapters/argus/index.js';
+import type { DecisionEvent } from '../../adapters/argus/envelope.js';
+import {
+  buildForemanEnv,
+  buildForemanObservation,
+  foremanHome,
+  foremanShimPath,
+  runForeman,
+  type ForemanCampaignFacts,
+  type ForemanVerdict,
+  type Outcome,
+} from '../../adapters/foreman/index.js';
 import { silentLogger, type Logger } from '../../adapters/logger.js';
 import type { SupervisorMetrics } from '../api/metrics.js';
 import type { SupervisorConfig } from '../runtime/config.js';
@@ -54,11 +75,25 @@ export interface DecisionRuntime {
   readonly missionDeadlineMs: number;
   /** One Foreman assessment; without Foreman a failed outcome at once and no child. */
   assessForeman(observation: object): Promise<Outcome<ForemanVerdict>>;
+  /** The same, from campaign facts: the observation is built (sanitized, bounded) here. */
+  assessCampaign(facts: ForemanCampaignFacts): Promise<Outcome<ForemanVerdict>>;
+  /** `availability()` at most every few seconds: material reads ask it for the chart's facts. */
+  recentAvailability(): DecisionAvailability;
+  /** The text of one `argus_message` (our secrets redacted from every field). @throws ArgusEnvelopeError */
+  decisionEnvelope(input: { campaignId: string; objective: string; eventKey: string; event: DecisionEvent }): string;
+  answerEnvelope(input: { itemId: string | null; answer: string; eventKey: string; notice: string }): string;
+  /** The campaign's proposal file for this event (never throws; see adapters/argus/proposal-file.ts). */
+  readProposal(campaignId: string, eventKey: string): Promise<ProposalRead>;
+  /** Creates `<argus home>/workspaces/<campaign id>` (0700) and returns it; null without a home. */
+  ensureWorkdir(campaignId: string): string | null;
   /** Counts one model call of `runtime` (wired into both runtimes; exposed for the metric's tests). */
   onModelCall(runtime: DecisionRuntimeName): void;
   /** Stops the Argus child (Argus's own daemon, a separate process, is left running). */
   close(): Promise<void>;
 }
+
+/** How long a recent availability answer is reused (a few `stat`s each time it is not). */
+const AVAILABILITY_TTL_MS = 5_000;
 
 /** A runtime outcome (the adapters' codes), never an API answer: the chart maps it to a reason. */
 const notRun = <T>(code: string, message: string): Outcome<T> => ({ ok: false, error: { code, message } });
@@ -158,31 +193,64 @@ export function createDecisionRuntime(config: SupervisorConfig, deps: DecisionRu
     };
   }
 
+  const sanitize = (text: string, cap: number) => sanitizeRemoteText(text, secrets, cap);
+  let recent: { at: number; value: DecisionAvailability } | null = null;
+  const assessForeman = (observation: object): Promise<Outcome<ForemanVerdict>> => {
+    if (!config.foremanEnabled) return Promise.resolve(notRun('foreman_disabled', 'Foreman is off (ARGUS_SUPERVISOR_FOREMAN_ENABLED).'));
+    const now = availability().foreman;
+    if (!now.available || foremanEnv === null || shim === null || config.foremanPython === null) {
+      return Promise.resolve(notRun('foreman_unavailable', `Foreman cannot run here (missing: ${now.missing.join(', ') || 'closed'}).`));
+    }
+    return runForeman({
+      python: config.foremanPython,
+      shimPath: shim,
+      observation,
+      env: foremanEnv,
+      ...(deps.foremanTimeoutMs !== undefined ? { timeoutMs: deps.foremanTimeoutMs } : {}),
+      onModelCall: () => onModelCall('foreman'),
+      sanitize,
+      secrets,
+      ...(deps.onForemanChild ? { onChild: deps.onForemanChild } : {}),
+    });
+  };
+
   return {
     availability,
+    recentAvailability() {
+      const nowMs = Date.now();
+      if (recent === null || nowMs - recent.at > AVAILABILITY_TTL_MS) recent = { at: nowMs, value: availability() };
+      return recent.value;
+    },
+    decisionEnvelope: (input) => buildDecisionEnvelope({ ...input, secrets }),
+    answerEnvelope: (input) => buildOperatorAnswerEnvelope({ ...input, secrets }),
+    readProposal: (campaignId, eventKey) =>
+      argusHome === null ? Promise.resolve({ status: 'none' as const }) : readProposal(campaignWorkdir(argusHome, campaignId), eventKey, { secrets }),
+    ensureWorkdir(campaignId) {
+      if (argusHome === null) return null;
+      const dir = campaignWorkdir(argusHome, campaignId);
+      try {
+        mkdirSync(dir, { recursive: true, mode: 0o700 });
+        return dir;
+      } catch {
+        return null;
+      }
+    },
+    assessCampaign(facts) {
+      if (!config.foremanEnabled) return assessForeman({});
+      let observation: object;
+      try {
+        observation = buildForemanObservation(facts, sanitize);
+      } catch (e) {
+        return Promise.resolve(notRun(errorCode(e), 'The Foreman observation could not be built.'));
+      }
+      return assessForeman(observation);
+    },
     argus: () => (bridge !== null && availability().argus.available ? bridge : null),
     argusHome,
     decisionBudgetMs: budgetMs,
     missionDeadlineMs: config.missionDeadlineSeconds * 1000,
     onModelCall,
-    assessForeman(observation) {
-      if (!config.foremanEnabled) return Promise.resolve(notRun('foreman_disabled', 'Foreman is off (ARGUS_SUPERVISOR_FOREMAN_ENABLED).'));
-      const now = availability().foreman;
-      if (!now.available || foremanEnv === null || shim === null || config.foremanPython === null) {
-        return Promise.resolve(notRun('foreman_unavailable', `Foreman cannot run here (missing: ${now.missing.join(', ') || 'closed'}).`));
-      }
-      return runForeman({
-        python: config.foremanPython,
-        shimPath: shim,
-        observation,
-        env: foremanEnv,
-        ...(deps.foremanTimeoutMs !== undefined ? { timeoutMs: deps.foremanTimeoutMs } : {}),
-        onModelCall: () => onModelCall('foreman'),
-        sanitize: (text, cap) => sanitizeRemoteText(text, secrets, cap),
-        secrets,
-        ...(deps.onForemanChild ? { onChild: deps.onForemanChild } : {}),
-      });
-    },
+    assessForeman,
     async close() {
       closed = true;
       await bridge?.close();

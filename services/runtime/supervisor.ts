@@ -111,6 +111,7 @@ class SupervisorRuntime implements Supervisor {
       knownDescription: () => this.link.description,
       controllerOf: (contextId, exceptId) => this.controllers.controllerOf(contextId, exceptId),
       mutationInFlight: (id) => this.gate.mutationInFlight(id),
+      argusAvailable: () => this.decisions.recentAvailability().argus.available,
       view: (facts, snapshot, host) => this.views.summary(host, facts, snapshot),
       eventsFrom: (id, from) => this.readModel.getSnapshot().context.events.filter((e) => e.campaign_id === id && e.seq >= from),
       unusable: (id, failure) => this.unusable(id, failure),
@@ -290,7 +291,19 @@ class SupervisorRuntime implements Supervisor {
       store: this.store,
       now: this.now,
       inspect: this.opts.inspect,
-      effects: { controllerId: this.config.controllerId, remote: this.link.client, now: this.now, onStatusRead: (...read) => this.statusRead(...read), decisions: this.decisions },
+      effects: {
+        controllerId: this.config.controllerId,
+        remote: this.link.client,
+        now: this.now,
+        onStatusRead: (...read) => this.statusRead(...read),
+        decisions: this.decisions,
+        objectiveOf: (id) => this.system?.host(id)?.facts.objective ?? '',
+        decisionConsumed: (id, decisionId) => this.system?.host(id)?.facts.consumedDecisions.includes(decisionId) ?? false,
+        mutationFacts: (id) => {
+          const host = this.system?.host(id);
+          return host ? this.actions.mutationFacts(host) : null;
+        },
+      },
       ...systemHooks({ views, gate: this.gate, logger: this.logger, controllers: this.controllers }),
     });
     views.beginLoad();
