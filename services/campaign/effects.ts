@@ -12,7 +12,7 @@ import type { EffectDeps } from './effect-deps.js';
 import { createReadEffects } from './effects-read.js';
 
 export type { EffectDeps, JournalIntentRecord } from './effect-deps.js';
-export { REMOTE_NOT_CONFIGURED } from './effect-deps.js';
+export { JournalRefusedError, REMOTE_NOT_CONFIGURED } from './effect-deps.js';
 export { isUnreachable, UNREACHABLE_CODES } from './effects-read.js';
 
 export function createCampaignEffects(deps: EffectDeps) {
