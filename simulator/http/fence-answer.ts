@@ -30,8 +30,9 @@ export function answerRefusal(world: World, taskId: string, namedContextId: stri
   if (namedContextId !== undefined && namedContextId !== task.contextId) {
     return new RpcError(RPC_CODES.invalidParams, `task_context_mismatch: task ${taskId} is not in context ${namedContextId}`);
   }
-  // An answer already on its way to this question counts as the answer: a second one waits for nothing.
-  if (!task.awaitingAnswer || world.answering.has(taskId)) {
+  // Checked and applied in one turn of the event loop (the SDK's path to the executor awaits
+  // nothing but settled promises), so of two answers racing for one question only one finds it.
+  if (!task.awaitingAnswer) {
     return new RpcError(CONTROL_ERROR_CODES.taskNotAwaitingInput, `task_not_awaiting_input: task ${taskId} is ${task.state} and asks no question`);
   }
   return null;

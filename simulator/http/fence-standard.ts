@@ -146,11 +146,7 @@ export async function fenceStandardMutation(
     sendError(res, rpc.id, refused);
     return;
   }
-  // Until its answer is out, this reply is the question's answer: a concurrent one is refused.
-  const answering = kind === 'answer' && target.taskId !== undefined && fenced ? target.taskId : null;
-  if (answering) world.answering.add(answering);
   onAnswer(res, (outcome) => {
-    if (answering) world.answering.delete(answering);
     const applied = 'result' in outcome;
     if (applied) {
       world.stats.applied(kind, authority?.requestId);

@@ -50,8 +50,6 @@ export class World {
   readonly leases: LeaseBook;
   readonly ledger = new RequestLedger();
   readonly stats = new StatsRecorder();
-  /** Tasks a fenced answer is on its way to (admitted, not yet answered): one answer per question. */
-  readonly answering = new Set<string>();
   readonly now: () => number;
   private readonly scenarios: ScenarioBook;
   /** Attempts so far per context; a context exists once it has a task or a lease. */
