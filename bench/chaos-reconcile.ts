@@ -35,7 +35,7 @@ export interface Reconciled {
   appliedRemote: number;
 }
 
-const MUTATIONS: ReadonlySet<string> = new Set(['submit', 'intervene', 'cancel', 'release']);
+const MUTATIONS: ReadonlySet<string> = new Set(['submit', 'intervene', 'cancel', 'release', 'answer']);
 
 const unsettled = (intent: MutationIntent): boolean => intent.outcome === null || intent.outcome.status === 'ambiguous';
 

@@ -16,7 +16,8 @@ export const WAKE_REQUEST_RETENTION = 100;
 /** Settled intents kept; unresolved (open or ambiguous) intents are never trimmed. */
 export const SETTLED_INTENT_RETENTION = 500;
 
-export const MUTATION_ACTIONS = ['claim', 'renew', 'release', 'submit', 'intervene', 'cancel'] as const;
+/** `answer`: the operator's reply to the remote's own question (A2A input-required), fenced like intervene. */
+export const MUTATION_ACTIONS = ['claim', 'renew', 'release', 'submit', 'intervene', 'cancel', 'answer'] as const;
 export type MutationAction = (typeof MUTATION_ACTIONS)[number];
 
 export const INTENT_STATUSES = ['applied', 'rejected', 'not_applied', 'ambiguous'] as const;
@@ -25,6 +26,8 @@ export type IntentStatus = (typeof INTENT_STATUSES)[number];
 export const timestamp = z.iso.datetime({ offset: true });
 export const nonEmpty = z.string().min(1);
 export const counter = z.number().int().nonnegative();
+/** An Argus decision id as the proposal file carries it: an identifier (charset and length of a remote one). */
+export const decisionIdSchema = z.string().regex(/^[A-Za-z0-9._:@+/=~#-]{1,128}$/, 'identifier');
 
 export const publicEventSchema = z.strictObject({
   /** `${campaignId}:${seq}`: stable across restarts, consumers dedupe by it. */
@@ -78,6 +81,11 @@ export const mutationIntentSchema = z.strictObject({
   createdAt: timestamp,
   /** null = sent or about to be sent, outcome unknown. Restoring with null means ambiguous. */
   outcome: intentOutcomeSchema.nullable(),
+  /**
+   * The Reviewer-approved decision this mutation applies. Optional: an operator's own mutation
+   * carries none, and documents written before it existed still parse.
+   */
+  decisionId: decisionIdSchema.optional(),
 });
 export type MutationIntent = z.infer<typeof mutationIntentSchema>;
 
@@ -119,7 +127,7 @@ interface RecordsView {
   consumedDecisions: string[];
 }
 
-/** The cross-record rules of every version: stable event ids, one open intent, no reused decision. */
+/** The cross-record rules of every version: stable event ids, one open intent, no reused decision (consumed or journaled). */
 export function checkRecords(doc: RecordsView, ctx: z.RefinementCtx): void {
   let previousSeq = 0;
   doc.outbox.events.forEach((event, index) => {
@@ -133,12 +141,18 @@ export function checkRecords(doc: RecordsView, ctx: z.RefinementCtx): void {
     previousSeq = event.seq;
   });
   const requestIds = new Set<string>();
+  const decisionIds = new Set<string>();
   let unresolved = 0;
   doc.intents.forEach((intent, index) => {
     if (requestIds.has(intent.requestId)) {
       ctx.addIssue({ code: 'custom', path: ['intents', index], message: 'duplicate requestId' });
     }
     requestIds.add(intent.requestId);
+    // One approval authorizes one mutation: two intents applying the same decision is a replay.
+    if (intent.decisionId !== undefined) {
+      if (decisionIds.has(intent.decisionId)) ctx.addIssue({ code: 'custom', path: ['intents', index], message: 'duplicate decisionId' });
+      decisionIds.add(intent.decisionId);
+    }
     if (isUnresolved(intent)) unresolved++;
   });
   if (unresolved > 1) ctx.addIssue({ code: 'custom', path: ['intents'], message: 'at most one unresolved intent' });

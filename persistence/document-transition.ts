@@ -39,7 +39,13 @@ function findIntentRegression(prevIntents: MutationIntent[], nextIntents: Mutati
       if (isUnresolved(before)) return `unresolved intent ${before.requestId} cannot be dropped`;
       continue; // retention trimming of a clearly settled intent
     }
-    if (after.action !== before.action || after.epoch !== before.epoch || after.payloadDigest !== before.payloadDigest || after.createdAt !== before.createdAt) {
+    if (
+      after.action !== before.action ||
+      after.epoch !== before.epoch ||
+      after.payloadDigest !== before.payloadDigest ||
+      after.createdAt !== before.createdAt ||
+      after.decisionId !== before.decisionId
+    ) {
       return `intent ${before.requestId} cannot be rewritten`;
     }
     if (before.outcome === null) continue;

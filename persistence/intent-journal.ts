@@ -2,7 +2,10 @@
  * The mutation-intent journal: an intent is written durably before any network I/O; its
  * outcome is recorded once. An intent is never deleted to make room for a retry — while one
  * is open (no outcome) or ambiguous, no other intent can be recorded, so nothing can be
- * re-sent. Only a readback (`applied` / `not_applied`) settles an ambiguous intent. Pure.
+ * re-sent. Only a readback (`applied` / `not_applied`) settles an ambiguous intent. An intent
+ * that applies a Reviewer-approved decision consumes that decision id in the same write: the
+ * id joins `consumedDecisions` (never forgotten, unlike a trimmed settled intent), and a
+ * second intent for a consumed id is refused whatever became of the first. Pure.
  * @module
  */
 import {
@@ -21,7 +24,9 @@ export type JournalErrorCode =
   | 'intent_duplicate'
   | 'intent_not_found'
   | 'intent_already_settled'
-  | 'readback_required';
+  | 'readback_required'
+  /** The draft's decision id was consumed already (applied, refused or in doubt): nothing written. */
+  | 'decision_consumed';
 
 export type JournalResult = { ok: true; doc: CampaignDocument } | StoreFailure<JournalErrorCode>;
 
@@ -31,6 +36,8 @@ export interface IntentDraft {
   epoch: number | null;
   payloadDigest: string;
   createdAt: Date | string;
+  /** The Reviewer-approved decision this mutation applies (consumed by this write). */
+  decisionId?: string;
 }
 
 /** The intent that blocks mutation: open (outcome null) or ambiguous. At most one exists. */
@@ -40,15 +47,33 @@ export const findIntent = (doc: CampaignDocument, requestId: string): MutationIn
   doc.intents.find((intent) => intent.requestId === requestId) ?? null;
 
 export function recordIntent(doc: CampaignDocument, draft: IntentDraft): JournalResult {
+  const { decisionId } = draft;
+  // First: a consumed decision is refused for good, while an unresolved intent only blocks for now.
+  if (decisionId !== undefined && isConsumed(doc, decisionId)) {
+    return failure('decision_consumed', `decision ${decisionId} was already applied, refused or is in doubt; it authorizes nothing more`);
+  }
   const blocking = openIntent(doc);
   if (blocking) {
     const state = blocking.outcome === null ? 'open' : 'ambiguous';
     return failure('intent_unresolved', `intent ${blocking.requestId} (${blocking.action}) is ${state}; resolve it first`);
   }
   if (findIntent(doc, draft.requestId)) return failure('intent_duplicate', `requestId ${draft.requestId} is already journaled`);
-  const intent: MutationIntent = { ...draft, createdAt: toIso(draft.createdAt), outcome: null };
-  return { ok: true, doc: { ...doc, intents: trimSettled([...doc.intents, intent]) } };
+  const intent: MutationIntent = {
+    requestId: draft.requestId,
+    action: draft.action,
+    epoch: draft.epoch,
+    payloadDigest: draft.payloadDigest,
+    createdAt: toIso(draft.createdAt),
+    outcome: null,
+    ...(decisionId !== undefined ? { decisionId } : {}),
+  };
+  const consumedDecisions = decisionId !== undefined ? [...doc.consumedDecisions, decisionId] : doc.consumedDecisions;
+  return { ok: true, doc: { ...doc, intents: trimSettled([...doc.intents, intent]), consumedDecisions } };
 }
+
+/** Consumed: recorded as such, or carried by a journaled intent (whatever its outcome). */
+const isConsumed = (doc: CampaignDocument, decisionId: string): boolean =>
+  doc.consumedDecisions.includes(decisionId) || doc.intents.some((intent) => intent.decisionId === decisionId);
 
 /**
  * Records an outcome. Allowed: open → anything (including `ambiguous` after a timeout or

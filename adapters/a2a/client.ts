@@ -143,6 +143,29 @@ export function createA2AClient(opts: A2AClientOptions): A2AClient {
       return failed(dialect.methods.send, 'mutation', normalizeTask(task, secrets));
     },
 
+    async reply(req): Promise<Result<TaskSnapshot>> {
+      const authority = checkAuthority(req.authority);
+      if (!authority.ok) return authority;
+      const args = checkStrings({ taskId: req.taskId, contextId: req.contextId, text: req.text });
+      if (!args.ok) return args;
+      const s = await ensureSession();
+      if (!s.ok) return s;
+      // A reply is the remote's fenced message/send, the same capability as a submission.
+      const allowed = checkMutationAllowed(s.value.description, 'submit');
+      if (!allowed.ok) return allowed;
+      const { dialect } = s.value;
+      const method = dialect.methods.send;
+      const result = await call(s.value, method, dialect.sendParams(req.text, req.contextId, authority.value, req.taskId), 'mutation');
+      if (!result.ok) return result;
+      const task = dialect.taskOfSendResult(result.value);
+      if (task === undefined) {
+        return failed(method, 'mutation', err(remoteError('remote_malformed', 'the remote answered the reply with a message, not the task', 'ambiguous')));
+      }
+      const snapshot = normalizeTask(task, secrets);
+      // Not the task we answered (or not in its context): nothing about it is taken as applied.
+      return failed(method, 'mutation', snapshot.ok ? checkAnswerIsAbout(snapshot.value, { taskId: req.taskId, contextId: req.contextId }) : snapshot);
+    },
+
     async cancel(taskId, { authority }): Promise<Result<TaskSnapshot>> {
       const checked = checkAuthority(authority);
       if (!checked.ok) return checked;

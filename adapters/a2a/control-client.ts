@@ -27,7 +27,7 @@ const interveneResultSchema = z.object({ requestId: z.string(), status: z.litera
 const readbackSchema = z.object({
   requestId: z.string(),
   status: z.enum(['applied', 'not_applied']),
-  action: z.enum(['submit', 'cancel', 'intervene', 'claim', 'renew', 'release']).optional(),
+  action: z.enum(['submit', 'cancel', 'intervene', 'claim', 'renew', 'release', 'answer']).optional(),
   taskId: z.string().optional(),
 });
 

@@ -38,6 +38,8 @@ export const CONTROL_ERROR_CODES = {
   authorityMissing: -32053,
   /** The request id was already used for another payload, or was tombstoned by a readback. */
   requestIdConflict: -32054,
+  /** A fenced reply (SendMessage naming an existing task) to a task that asks no question now. */
+  taskNotAwaitingInput: -32055,
 } as const;
 
 /** Parameters advertised in the agent card for this extension. */
@@ -80,7 +82,8 @@ export interface LeaseResult {
 export interface RequestReadback {
   requestId: string;
   status: 'applied' | 'not_applied';
-  action?: 'submit' | 'cancel' | 'intervene' | 'claim' | 'renew' | 'release';
+  /** `answer`: a fenced SendMessage to an existing task (a reply to its question). */
+  action?: 'submit' | 'cancel' | 'intervene' | 'claim' | 'renew' | 'release' | 'answer';
   taskId?: string;
 }
 

@@ -13,7 +13,8 @@ export interface Dialect {
   /** Version and extension-activation headers for this dialect. */
   versionHeaders(extension: boolean): Record<string, string>;
   getTaskParams(taskId: string): Record<string, unknown>;
-  sendParams(text: string, contextId: string | undefined, authority: ControlAuthority): Record<string, unknown>;
+  /** A new task in `contextId`, or, with `taskId`, a follow-up message to that existing task. */
+  sendParams(text: string, contextId: string | undefined, authority: ControlAuthority, taskId?: string): Record<string, unknown>;
   cancelParams(taskId: string, authority: ControlAuthority): Record<string, unknown>;
   /** The task inside a send result, or undefined when the agent answered with a bare message. */
   taskOfSendResult(result: unknown): unknown;
@@ -31,13 +32,14 @@ const v1: Dialect = {
   versionHeaders: (extension): Record<string, string> =>
     extension ? { 'a2a-version': '1.0', 'a2a-extensions': CONTROL_EXTENSION_URI } : { 'a2a-version': '1.0' },
   getTaskParams: (id) => ({ id, historyLength: 0 }),
-  sendParams: (text, contextId, authority) => ({
+  sendParams: (text, contextId, authority, taskId) => ({
     message: {
       // The request id doubles as message id so a remote that dedupes on messageId dedupes this send.
       messageId: authority.requestId,
       role: 'ROLE_USER',
       parts: [{ text }],
       ...(contextId === undefined ? {} : { contextId }),
+      ...(taskId === undefined ? {} : { taskId }),
       metadata: authorityMetadata(authority),
       extensions: [CONTROL_EXTENSION_URI],
     },
@@ -64,13 +66,14 @@ function legacy(version: '0.3' | '0.2.5'): Dialect {
     // (`slice(-0)`), so a long task's poll would grow without bound. Asking for the last entry
     // keeps the poll small everywhere and still carries a 0.2.5 host's answer, which lives in history.
     getTaskParams: (id) => ({ id, historyLength: 1 }),
-    sendParams: (text, contextId, authority) => ({
+    sendParams: (text, contextId, authority, taskId) => ({
       message: {
         kind: 'message',
         messageId: authority.requestId,
         role: 'user',
         parts: [{ kind: 'text', text }],
         ...(contextId === undefined ? {} : { contextId }),
+        ...(taskId === undefined ? {} : { taskId }),
         metadata: authorityMetadata(authority),
         extensions: [CONTROL_EXTENSION_URI],
       },

@@ -20,6 +20,8 @@ export const REMOTE_ERROR_CODES = [
   'lease_stale_epoch',
   'lease_not_held',
   'request_id_conflict',
+  // A fenced reply reached a task that is not waiting for input (control extension -32055).
+  'task_not_awaiting_input',
   // The configured base URL was refused before any I/O (userinfo, token-like query, embedded token).
   'remote_url_rejected',
   // An argument was refused before any I/O (empty task id, TTL out of bounds).

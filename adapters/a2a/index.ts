@@ -12,6 +12,7 @@ export type {
   LeaseClaimRequest,
   LeaseReleaseRequest,
   LeaseRenewRequest,
+  ReplyRequest,
   SubmitRequest,
 } from './types.js';
 export type { RemoteDescription } from './discovery.js';

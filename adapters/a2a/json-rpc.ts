@@ -15,6 +15,7 @@ const RPC_ERROR_CODES: ReadonlyMap<number, RemoteErrorCode> = new Map([
   [CONTROL_ERROR_CODES.leaseStaleEpoch, 'lease_stale_epoch'],
   [CONTROL_ERROR_CODES.leaseNotHeld, 'lease_not_held'],
   [CONTROL_ERROR_CODES.requestIdConflict, 'request_id_conflict'],
+  [CONTROL_ERROR_CODES.taskNotAwaitingInput, 'task_not_awaiting_input'],
 ]);
 
 export const rpcBody = (id: number, method: string, params: unknown): string =>

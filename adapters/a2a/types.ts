@@ -34,6 +34,17 @@ export interface SubmitRequest {
   authority: ControlAuthority;
 }
 
+/** A reply to the remote's own question: one fenced SendMessage to the existing task. */
+export interface ReplyRequest {
+  /** The task that asked (input-required); the answer must be about this very task. */
+  taskId: string;
+  /** Its context, the one the lease covers. */
+  contextId: string;
+  /** The operator's answer. Authority never goes here: it rides in metadata. */
+  text: string;
+  authority: ControlAuthority;
+}
+
 export interface LeaseClaimRequest {
   contextId?: string;
   controllerId: string;
@@ -88,6 +99,11 @@ export interface A2AClient {
   getTask(taskId: string, bound?: { contextId?: string | null }): Promise<Result<TaskSnapshot>>;
   /** Starts a new attempt without waiting for it (non-blocking send). Fenced. */
   submit(req: SubmitRequest): Promise<Result<TaskSnapshot>>;
+  /**
+   * Answers the task's question: one fenced SendMessage naming the task and its context, never
+   * retried. The remote's answer must be that task in that context, else `remote_payload_invalid`.
+   */
+  reply(req: ReplyRequest): Promise<Result<TaskSnapshot>>;
   /** Fenced cancel of one task. */
   cancel(taskId: string, opts: { authority: ControlAuthority }): Promise<Result<TaskSnapshot>>;
   readonly control: A2AControl;

@@ -22,6 +22,13 @@ import { leaseSnapshotSchema, remoteViewSchema } from '../remote-view.js';
 
 const V1_DEFAULT_MAX_ATTEMPTS = 3;
 
+/**
+ * The intent as v1 wrote it: the six actions of that release and no decision id. The shared
+ * record schema has grown since (`answer`, `decisionId`); v1 stays what was on disk then.
+ */
+const V1_MUTATION_ACTIONS = ['claim', 'renew', 'release', 'submit', 'intervene', 'cancel'] as const;
+const v1IntentSchema = mutationIntentSchema.omit({ decisionId: true }).extend({ action: z.enum(V1_MUTATION_ACTIONS) });
+
 const v1Shape = z.strictObject({
   documentVersion: z.literal(1),
   campaignId: nonEmpty,
@@ -47,7 +54,7 @@ const v1Shape = z.strictObject({
   }),
   outbox: outboxSchema,
   wake: wakeLogSchema,
-  intents: z.array(mutationIntentSchema),
+  intents: z.array(v1IntentSchema),
   consumedDecisions: z.array(nonEmpty),
   idempotency: idempotencyLogSchema,
   paused: z.boolean(),

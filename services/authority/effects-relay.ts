@@ -15,12 +15,18 @@ import type {
   RelayMutationOutput,
 } from '../../machines/campaign.types.js';
 import { digestPayload } from '../../persistence/payload-digest.js';
-import { REMOTE_NOT_CONFIGURED, type EffectDeps } from '../campaign/effect-deps.js';
+import { JournalRefusedError, REMOTE_NOT_CONFIGURED, type EffectDeps } from '../campaign/effect-deps.js';
 import { crashPoint, isArmed } from '../runtime/fault-points.js';
 import { relayOutcome, send, type SendResult } from './mutation-wire.js';
 
 /** How long an armed `after_send` waits so the request leaves the process before it dies. */
 const AFTER_SEND_GRACE_MS = 20;
+
+/**
+ * Journal refusals the chart answers itself (nothing was written, and the reason is final):
+ * the decision this intent applies was consumed already. Every other failure rejects.
+ */
+const REFUSALS_ANSWERED = new Set(['decision_consumed']);
 
 export function createIntentEffects(deps: EffectDeps) {
   const { controllerId, remote } = deps;
@@ -29,20 +35,28 @@ export function createIntentEffects(deps: EffectDeps) {
    * Resolves once the intent is durable. A journal that cannot write rejects: the chart's
    * onError fails closed (nothing was sent), which is the only safe reading of a lost write.
    * The clock for `journaledAt` is read after the write: the send margin counts from there.
+   * A journal that refuses a consumed decision resolves with `refusedCode` and wrote nothing.
    */
   const journalIntent = fromPromise<JournalIntentOutput, JournalIntentInput>(async ({ input }) => {
     // readLease already refused (remote_not_configured): an intent journaled now could never be
     // sent, and on restart it would read as in doubt. Reaching here is a wiring bug.
     if (!remote) throw new Error('journalIntent without a remote: nothing was journaled');
     const { mutation, epoch, binding } = input;
-    await deps.journal(input.campaignId, {
-      requestId: input.requestId,
-      action: input.kind,
-      epoch,
-      payloadDigest: digestPayload({ mutation, epoch, contextId: binding.contextId, taskId: binding.taskId }),
-      createdAt: deps.now().toISOString(),
-      ...(input.decisionId !== null ? { decisionId: input.decisionId } : {}),
-    });
+    try {
+      await deps.journal(input.campaignId, {
+        requestId: input.requestId,
+        action: input.kind,
+        epoch,
+        payloadDigest: digestPayload({ mutation, epoch, contextId: binding.contextId, taskId: binding.taskId }),
+        createdAt: deps.now().toISOString(),
+        ...(input.decisionId !== null ? { decisionId: input.decisionId } : {}),
+      });
+    } catch (error) {
+      if (error instanceof JournalRefusedError && REFUSALS_ANSWERED.has(error.code)) {
+        return { journaledAt: deps.now().toISOString(), refusedCode: error.code };
+      }
+      throw error;
+    }
     crashPoint('after_intent_write');
     return { journaledAt: deps.now().toISOString(), refusedCode: null };
   });
@@ -50,11 +64,13 @@ export function createIntentEffects(deps: EffectDeps) {
   const relayMutation = fromPromise<RelayMutationOutput, RelayMutationInput>(async ({ input }) => {
     const { requestId, mutation, binding } = input;
     if (!remote) return { outcome: 'rejected', requestId, code: REMOTE_NOT_CONFIGURED, leaseLost: false };
-    // submit and release act on the context, intervene and cancel on the task: without it, send nothing.
+    // submit and release act on the context, intervene and cancel on the task, an answer on the
+    // task in its (leased) context: without what it acts on, send nothing.
     const contextId = binding.contextId;
     const taskId = binding.taskId;
-    const needsTask = mutation.kind === 'intervene' || mutation.kind === 'cancel';
-    if (needsTask ? !taskId : !contextId) return { outcome: 'rejected', requestId, code: 'binding_incomplete', leaseLost: false };
+    const needsTask = mutation.kind === 'intervene' || mutation.kind === 'cancel' || mutation.kind === 'answer';
+    const needsContext = mutation.kind !== 'intervene' && mutation.kind !== 'cancel';
+    if ((needsTask && !taskId) || (needsContext && !contextId)) return { outcome: 'rejected', requestId, code: 'binding_incomplete', leaseLost: false };
 
     const authority = { controllerId, epoch: input.epoch, requestId };
     let result: SendResult;

@@ -10,7 +10,9 @@ import type { ApiErrorCode } from '../api/api-errors.js';
 
 /**
  * Maps the adapter's answer onto the machine's three relay outcomes. An applied submit carries
- * the task it created (the binding learns it from here); the other mutations carry null.
+ * the task it created (the binding learns it from here); the other mutations carry null. An
+ * answer is mapped like a submit: a lease_* refusal means the lease is lost; a refusal such as
+ * `task_not_awaiting_input` is a plain rejection; a timeout after the send is in doubt.
  */
 export function relayOutcome(result: SendResult, requestId: string): RelayMutationOutput {
   if (result.ok) return { outcome: 'applied', requestId, taskId: result.taskId };
@@ -43,6 +45,11 @@ export async function send(
     }
     case 'release': {
       const r = await remote.control.leaseRelease({ contextId: target.contextId, ...authority });
+      return r.ok ? { ok: true, taskId: null } : r;
+    }
+    case 'answer': {
+      // The remote's own question gets one fenced SendMessage to that task; it creates nothing.
+      const r = await remote.reply({ taskId: target.taskId, contextId: target.contextId, text: mutation.text, authority });
       return r.ok ? { ok: true, taskId: null } : r;
     }
   }

@@ -17,6 +17,7 @@ import { recordIntent } from '../../persistence/intent-journal.js';
 import { failure, type StoreFailure } from '../../persistence/store-errors.js';
 import { crashPoint } from '../runtime/fault-points.js';
 import { applySave, isDurable, type SaveResult } from './campaign-save.js';
+import { JournalRefusedError } from './effect-deps.js';
 import { describeStates } from '../../machines/campaign.projection.js';
 import { settleInterrupted } from '../../machines/campaign.restore.js';
 import { HostWaiters, tickBusy, type Collector, type KeepInSave, type SendOutcome } from './host-waiters.js';
@@ -213,7 +214,7 @@ export class CampaignHost {
         this.deps.onWriteFailed(this, written);
         throw new Error(written.code);
       }
-      if (refused) throw new Error(refused);
+      if (refused) throw new JournalRefusedError(refused);
       this.facts = factsOf(written.doc);
       this.deps.onViewChanged(this);
     });

@@ -21,12 +21,27 @@ export interface JournalIntentRecord {
   decisionId?: string;
 }
 
+/**
+ * The journal refused the intent (nothing was written), for a reason of the journal's own, as
+ * opposed to a write that failed. `code` is the journal's (persistence/intent-journal.ts), and
+ * the message is the code too, so a caller that only logs it says the same as before.
+ */
+export class JournalRefusedError extends Error {
+  override readonly name = 'JournalRefusedError';
+  constructor(readonly code: string) {
+    super(code);
+  }
+}
+
 export interface EffectDeps {
   controllerId: string;
   /** Null: no remote configured, or the supervisor is not enabled. Every effect then fails closed. */
   remote: A2AClient | null;
   now(): Date;
-  /** Durable intent write (fsync) through the campaign's write queue; resolves when on disk. */
+  /**
+   * Durable intent write (fsync) through the campaign's write queue; resolves when on disk.
+   * Rejects with a JournalRefusedError when the journal refuses the intent, otherwise with the failure.
+   */
   journal(campaignId: string, intent: JournalIntentRecord): Promise<void>;
   /** Published dedupe keys of the campaign (read from its document: only on a material read). */
   publishedKeys(campaignId: string): Promise<ReadonlySet<string>>;

@@ -13,7 +13,7 @@ import { createDecisionEffects } from './effects-decisions.js';
 import { createReadEffects } from './effects-read.js';
 
 export type { EffectDeps, JournalIntentRecord } from './effect-deps.js';
-export { REMOTE_NOT_CONFIGURED } from './effect-deps.js';
+export { JournalRefusedError, REMOTE_NOT_CONFIGURED } from './effect-deps.js';
 export { isUnreachable, UNREACHABLE_CODES } from './effects-read.js';
 
 export function createCampaignEffects(deps: EffectDeps) {

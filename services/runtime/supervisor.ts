@@ -48,7 +48,7 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
 }
 
 const fail = (error: ApiError): ApiResult<never> => ({ ok: false, error });
-const MUTATIONS = new Set(['submit', 'intervene', 'cancel', 'release']);
+const MUTATIONS = new Set(['submit', 'intervene', 'cancel', 'release', 'answer']);
 
 class SupervisorRuntime implements Supervisor {
   readonly readModel: ReadModel = createReadModel();

@@ -24,7 +24,7 @@ export function controlGate(deps: ControlDeps & { control: boolean }): RequestHa
       void handleControlMethod(deps, res, rpc);
       return;
     }
-    const kind = standardMutationOf(rpc.method);
+    const kind = standardMutationOf(rpc.method, rpc.params);
     if (!kind) {
       next();
       return;

@@ -1,6 +1,8 @@
 /**
- * Fencing of the standard A2A mutations (submit = SendMessage / message/send, cancel =
- * CancelTask / tasks/cancel) before they reach the dialect's handler.
+ * Fencing of the standard A2A mutations (submit = SendMessage / message/send, answer = the same
+ * naming an existing task, cancel = CancelTask / tasks/cancel) before they reach the dialect's
+ * handler. An answer is fenced by its task's own context and must find the task waiting for
+ * one (fence-answer.ts).
  *
  * A mutation is fenced when it carries authority in `metadata[uri]`, or when it targets a
  * context that was ever leased; a plain A2A client can still submit to and cancel in
@@ -12,28 +14,35 @@ import type { NextFunction, Request, Response } from 'express';
 import { CONTROL_ERROR_CODES, CONTROL_EXTENSION_URI } from '../../adapters/a2a/control-contract.js';
 import type { RpcOutcome } from '../world/request-ledger.js';
 import { RequestLog } from '../world/request-log.js';
-import { RpcError } from '../world/rpc-error.js';
+import { RpcError, RPC_CODES } from '../world/rpc-error.js';
 import type { World } from '../world/world.js';
 import { replay } from './answer-once.js';
+import { answeredTaskId, answerRefusal } from './fence-answer.js';
 import { authorityMissing, type ControlDeps } from './control-methods.js';
 import { parseAuthority } from './control-params.js';
 import { extensionActivated } from './extension-header.js';
 import { isRecord, sendError, type RpcRequest } from './json-rpc.js';
 
-export type StandardMutation = 'submit' | 'cancel';
+export type StandardMutation = 'submit' | 'cancel' | 'answer';
 
-const KIND_BY_METHOD: Record<string, StandardMutation> = {
+const KIND_BY_METHOD: Record<string, 'submit' | 'cancel'> = {
   SendMessage: 'submit',
   'message/send': 'submit',
   CancelTask: 'cancel',
   'tasks/cancel': 'cancel',
 };
 
-export const standardMutationOf = (method: string): StandardMutation | undefined => KIND_BY_METHOD[method];
+/** A message that names an existing task answers it; one that names none submits a new attempt. */
+export function standardMutationOf(method: string, params: Record<string, unknown>): StandardMutation | undefined {
+  const kind = KIND_BY_METHOD[method];
+  return kind === 'submit' && answeredTaskId(params) !== undefined ? 'answer' : kind;
+}
 
 interface Target {
   taskId?: string;
   contextId?: string;
+  /** The context the message itself names (an answer's must be its task's). */
+  namedContextId?: string;
   rawAuthority: unknown;
   /** What the request id is bound to (transport details such as messageId left out). */
   payload: unknown;
@@ -42,13 +51,14 @@ interface Target {
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
 
 function targetOf(world: World, kind: StandardMutation, params: Record<string, unknown>): Target {
-  if (kind === 'submit') {
+  if (kind === 'submit' || kind === 'answer') {
     const message = isRecord(params['message']) ? params['message'] : {};
     const taskId = text(message['taskId']);
-    const contextId = text(message['contextId']) ?? (taskId ? world.get(taskId)?.contextId : undefined);
+    // An answer is fenced by the context its task lives in, whatever context the message names.
+    const contextId = kind === 'answer' ? (taskId ? world.get(taskId)?.contextId : undefined) : text(message['contextId']);
     const { messageId: _ignored, ...payload } = message;
     const metadata = isRecord(message['metadata']) ? message['metadata'] : {};
-    return { taskId, contextId, rawAuthority: metadata[CONTROL_EXTENSION_URI], payload: { message: payload } };
+    return { taskId, contextId, namedContextId: text(message['contextId']), rawAuthority: metadata[CONTROL_EXTENSION_URI], payload: { message: payload } };
   }
   const taskId = text(params['id']);
   const metadata = isRecord(params['metadata']) ? params['metadata'] : {};
@@ -112,6 +122,9 @@ export async function fenceStandardMutation(
     else if (target.contextId === undefined) failure = new RpcError(CONTROL_ERROR_CODES.leaseNotHeld, 'lease_not_held: the mutation names no leased context');
     else failure = world.leases.fence(target.contextId, authority);
   }
+  // Not a fence: a naive remote refuses these too. A missing task is said before the fence.
+  const refusal = fenced && kind === 'answer' && target.taskId ? answerRefusal(world, target.taskId, target.namedContextId) : null;
+  const missing = refusal?.code === RPC_CODES.taskNotFound ? refusal : null;
 
   let settle: ((outcome: RpcOutcome, applied: boolean, taskId?: string) => void) | undefined;
   if (authority) {
@@ -126,10 +139,11 @@ export async function fenceStandardMutation(
     const entry = world.ledger.log.record({ requestId: null, action: kind, method: rpc.method, disposition: 'pending', reason: null });
     settle = (outcome, applied) => RequestLog.settle(entry, outcome, applied);
   }
-  if (failure && deps.enforceEpochs) {
-    world.stats.staleMutationsRejected++;
-    settle?.({ error: { code: failure.code, message: failure.message } }, false);
-    sendError(res, rpc.id, failure);
+  const refused = missing ?? (failure && deps.enforceEpochs ? failure : refusal);
+  if (refused) {
+    if (refused === failure) world.stats.staleMutationsRejected++;
+    settle?.({ error: { code: refused.code, message: refused.message } }, false);
+    sendError(res, rpc.id, refused);
     return;
   }
   onAnswer(res, (outcome) => {

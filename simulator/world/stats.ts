@@ -24,7 +24,7 @@ export interface SimulatorStats {
   unauthorized: number;
 }
 
-const zeroMutations = (): Record<RequestAction, number> => ({ submit: 0, cancel: 0, intervene: 0, claim: 0, renew: 0, release: 0 });
+const zeroMutations = (): Record<RequestAction, number> => ({ submit: 0, cancel: 0, intervene: 0, claim: 0, renew: 0, release: 0, answer: 0 });
 
 export class StatsRecorder {
   private readonly requests = new Map<string, number>();

@@ -89,7 +89,7 @@ describe('admin API', () => {
         'duplicateRequestIdHits',
       ]),
     );
-    expect(Object.keys(json.mutationsApplied).sort()).toEqual(['cancel', 'claim', 'intervene', 'release', 'renew', 'submit']);
+    expect(Object.keys(json.mutationsApplied).sort()).toEqual(['answer', 'cancel', 'claim', 'intervene', 'release', 'renew', 'submit']);
     expect(json.requests.GetTask).toBeGreaterThanOrEqual(1);
     expect(json).toEqual(sim.stats());
   });

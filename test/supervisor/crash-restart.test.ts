@@ -151,7 +151,7 @@ describe('serve, SIGKILLed and restarted on the same state root', () => {
     const stats = sim.stats();
     expect(stats.tasksCreated).toBe(tasksCreated);
     expect(stats.requests['opentraining.control/lease.claim']).toBe(claimRequests);
-    expect(stats.mutationsApplied).toEqual({ submit: 0, cancel: 0, intervene: 0, claim: 1, renew: 0, release: 0 });
+    expect(stats.mutationsApplied).toEqual({ submit: 0, cancel: 0, intervene: 0, claim: 1, renew: 0, release: 0, answer: 0 });
     expect(stats.requests.SendMessage ?? 0).toBe(0);
     expect(stats.unauthorized).toBe(0);
     for (const line of [...first.stderr, ...second.stderr, ...first.stdout, ...second.stdout]) {
