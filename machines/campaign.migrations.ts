@@ -9,7 +9,7 @@
  * @module
  */
 import type { CampaignContext, MutationKind, OurLease, PendingIntent, PendingQuestion, ReadFailures, RemoteView } from './campaign.types.js';
-import { migrateCampaign4to5 } from './campaign.restore.js';
+import { migrateCampaign4to5, withStatusReader } from './campaign.restore.js';
 import { CAMPAIGN_MACHINE_VERSION } from './campaign.version.js';
 import { initialArgusMemory } from './campaign.argus.js';
 
@@ -77,8 +77,8 @@ export function migrateCampaign2to3(snapshot2: unknown, facts: CampaignV1Facts):
     };
     checkCoherent(snapshot);
     // Then what campaign@5 adds (the Argus memory, the attention's own states), so the document
-    // is current. The status reader is added at every restore (campaign.restore.ts).
-    return { ok: true, version: CAMPAIGN_MACHINE_VERSION, snapshot: migrateCampaign4to5(snapshot) as PersistedCampaignSnapshot3 };
+    // is current, with its long-lived status reader.
+    return { ok: true, version: CAMPAIGN_MACHINE_VERSION, snapshot: withStatusReader(migrateCampaign4to5(snapshot)) as PersistedCampaignSnapshot3 };
   } catch (error) {
     if (error instanceof Refused) return { ok: false, reason: `campaign@2 snapshot: ${error.message}` };
     throw error;

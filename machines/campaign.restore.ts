@@ -58,6 +58,12 @@ export function migrateCampaign4to5(snapshot: unknown): unknown {
   return { ...snapshot, context, historyValue, value: { ...snapshot.value, active: { ...active, attention } } };
 }
 
+/** An active snapshot carries its long-lived status reader (as the actor itself persists it). */
+export function withStatusReader(snapshot: unknown): unknown {
+  if (!isRecord(snapshot) || !isRecord(snapshot.value) || !isRecord(snapshot.value.active)) return snapshot;
+  return { ...snapshot, children: { ...(isRecord(snapshot.children) ? snapshot.children : {}), statusReader: READER_CHILD } };
+}
+
 /** History that names the placeholder names `idle` instead (a resume there starts nothing). */
 function mapHistory(history: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};

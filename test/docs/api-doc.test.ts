@@ -56,8 +56,8 @@ describe('docs/api.md', () => {
     expect(codes.get('request_too_large')).toEqual(['server/http-server.ts']);
     expect(codes.get('lease_required')).toEqual(expect.arrayContaining(['API_ERROR_STATUS', "refusalResult('lease_required')"]));
     expect(facts.authorityStates).toEqual(expect.arrayContaining(['observing', 'controlling', 'control-lost', 'ambiguous-intent', 'paused', 'closed', 'corrupt']));
-    expect(facts.attentionValues.sort()).toEqual(['awaiting-review', 'idle', 'needs-you']);
-    expect(facts.campaignActions).toEqual(expect.arrayContaining(['observe', 'claim', 'submit', 'answer', 'resolve_intent']));
+    expect(facts.attentionValues.sort()).toEqual(['assessing', 'awaiting-review', 'binding', 'idle', 'needs-you']);
+    expect(facts.campaignActions).toEqual(expect.arrayContaining(['observe', 'claim', 'submit', 'answer', 'mission', 'resolve_intent']));
   });
 
   it('documents every route, error code, refusal rule, remote code, state, attention value and action', () => {

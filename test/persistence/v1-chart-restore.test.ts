@@ -23,9 +23,10 @@ const RESTORES_INTO: Record<string, { authority: string; attention: string }> = 
   'ambiguous-intent': { authority: 'ambiguous-intent', attention: 'idle' },
   closed: { authority: 'closed', attention: 'awaiting-review' },
   controlling: { authority: 'controlling', attention: 'idle' },
-  'journaled-unsent': { authority: 'controlling', attention: 'awaiting-review' },
+  // campaign@4's `awaiting-review` was an inert placeholder (no turn was ever sent): it restores idle.
+  'journaled-unsent': { authority: 'controlling', attention: 'idle' },
   'needs-you': { authority: 'observing', attention: 'needs-you' },
-  'observing-with-events': { authority: 'observing', attention: 'awaiting-review' },
+  'observing-with-events': { authority: 'observing', attention: 'idle' },
   paused: { authority: 'paused', attention: 'idle' },
   'read-failures': { authority: 'observing', attention: 'idle' },
 };
@@ -76,7 +77,7 @@ describe('migrated v1 snapshots in the campaign@3 chart', () => {
     const { actor } = restore('journaled-unsent');
     actor.send({ type: 'INTENT_IN_DOUBT', requestId: 'e4ff14f6-b8a8-4a59-a195-5fa88c9a18e5', kind: 'submit' });
     const snapshot = actor.getSnapshot();
-    expect(describeStates(snapshot)).toMatchObject({ authority: 'ambiguous-intent', attention: 'awaiting-review' });
+    expect(describeStates(snapshot)).toMatchObject({ authority: 'ambiguous-intent', attention: 'idle' });
     expect(snapshot.context.pendingIntent).toMatchObject({ requestId: 'e4ff14f6-b8a8-4a59-a195-5fa88c9a18e5', kind: 'submit' });
     actor.stop();
   });

@@ -37,9 +37,10 @@ const RESTORED: Record<string, { state: string; attention?: string }> = {
   'ambiguous-intent': { state: 'ambiguous-intent', attention: 'idle' },
   closed: { state: 'closed' },
   controlling: { state: 'controlling', attention: 'idle' },
-  'journaled-unsent': { state: 'ambiguous-intent', attention: 'awaiting-review' },
+  // The old inert `awaiting-review` placeholder restores idle (no turn was ever sent for it).
+  'journaled-unsent': { state: 'ambiguous-intent', attention: 'idle' },
   'needs-you': { state: 'observing', attention: 'needs-you' },
-  'observing-with-events': { state: 'observing', attention: 'awaiting-review' },
+  'observing-with-events': { state: 'observing', attention: 'idle' },
   paused: { state: 'paused' },
   'read-failures': { state: 'observing', attention: 'idle' },
 };

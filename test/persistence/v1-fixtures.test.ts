@@ -47,11 +47,20 @@ const EXPECTED: Record<string, Expected> = {
 /** Every key of the campaign@3 context: nothing of campaign@2's is left over, nothing missing. */
 const CONTEXT_KEYS: (keyof CampaignContext)[] = [
   'attemptsSubmitted', 'campaignId', 'controllerId', 'createdAt', 'lastEpoch', 'lastErrorCode', 'lastHeldSince',
-  'lease', 'maxAttempts', 'pendingIntent', 'pendingQuestion', 'readFailures', 'remote', 'wakes',
-];
+  'argus', 'lease', 'maxAttempts', 'pendingIntent', 'pendingQuestion', 'readFailures', 'remote', 'wakes',
+].sort() as (keyof CampaignContext)[];
 
-const withHeartbeat = (value: unknown): unknown =>
-  typeof value === 'string' ? value : { active: { ...(value as { active: object }).active, heartbeat: 'idle' } };
+/**
+ * campaign@5: the heartbeat region; `idle` (atomic in campaign@2) is `idle.quiet`; and the old
+ * `awaiting-review` placeholder, which never invoked anything (its wake is in the wake log), is
+ * `idle.quiet` too: no turn was ever sent for it, so none is in flight.
+ */
+const withHeartbeat = (value: unknown): unknown => {
+  if (typeof value === 'string') return value;
+  const active = (value as { active: { attention: unknown } }).active;
+  const attention = active.attention === 'idle' || active.attention === 'awaiting-review' ? { idle: 'quiet' } : active.attention;
+  return { active: { ...active, attention, heartbeat: 'idle' } };
+};
 
 function migrate(name: string): { v1: CampaignDocumentV1; doc: CampaignDocument; snapshot: Record<string, unknown>; context: CampaignContext } {
   const v1 = campaignDocumentV1Schema.parse(v1Fixture(name));
@@ -103,7 +112,7 @@ describe('v1 campaign-document fixtures migrate to v2', () => {
     expect(snapshot.value).toEqual(withHeartbeat(want.value));
     expect(snapshot.status).toBe(old.status);
     expect(snapshot.historyValue).toEqual(old.historyValue);
-    // No child of campaign@2 survives; an active campaign@4 has exactly its long-lived status reader.
+    // No child of campaign@2 survives; an active campaign@5 has exactly its long-lived status reader.
     expect(snapshot.children).toEqual(snapshot.value === 'paused' || snapshot.value === 'closed' ? {} : { statusReader: { snapshot: { status: 'active' }, src: 'statusReader', syncSnapshot: false } });
     expect(Object.keys(context).sort()).toEqual(CONTEXT_KEYS);
     expect({
