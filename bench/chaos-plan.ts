@@ -5,7 +5,7 @@
  * @module
  */
 
-export const FLOWS = ['claim', 'submit', 'intervene', 'cancel', 'release'] as const;
+export const FLOWS = ['claim', 'submit', 'intervene', 'cancel', 'release', 'answer'] as const;
 export const POINTS = ['after_intent_write', 'after_send', 'after_response', 'before_outcome_write', 'random'] as const;
 export type Flow = (typeof FLOWS)[number];
 export type Point = (typeof POINTS)[number];
@@ -20,7 +20,7 @@ export interface Pair {
  * A claim is not journaled (it is read back instead), so it has no intent to write and no
  * outcome to record: `after_intent_write` and `before_outcome_write` do not exist for it.
  * Its two wire points are held at the remote (a slow claim, then a slow lease readback) and the
- * harness kills the supervisor while it waits. The four journaled mutations die at the
+ * harness kills the supervisor while it waits. The five journaled mutations die at the
  * supervisor's own fault points (services/runtime/fault-points.ts); every flow also gets a random kill.
  */
 export const POINTS_OF: Record<Flow, readonly Point[]> = {
@@ -29,6 +29,8 @@ export const POINTS_OF: Record<Flow, readonly Point[]> = {
   intervene: POINTS,
   cancel: POINTS,
   release: POINTS,
+  // The operator's answer to the remote's own question: a fenced SendMessage, journaled like intervene.
+  answer: POINTS,
 };
 
 export const MATRIX: readonly Pair[] = FLOWS.flatMap((flow) => POINTS_OF[flow].map((point) => ({ flow, point })));

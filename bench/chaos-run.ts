@@ -79,8 +79,10 @@ export async function oneRun(sim: SimChild, pair: Pair, random: () => number, in
   };
   try {
     // One attempt at a time: a submit is only allowed once the bound task has finished.
-    const { ids } = await admin<{ ids: string[] }>(sim, 'tasks', { count: 1, scenario: flow === 'submit' ? 'failed' : 'steady' });
-    if (flow === 'submit') await admin(sim, 'advance', { taskId: ids[0], times: 20 });
+    // An answer needs the remote to ask: the blocker scenario waits in input-required once advanced.
+    const scenario = flow === 'submit' ? 'failed' : flow === 'answer' ? 'blocker' : 'steady';
+    const { ids } = await admin<{ ids: string[] }>(sim, 'tasks', { count: 1, scenario });
+    if (flow === 'submit' || flow === 'answer') await admin(sim, 'advance', { taskId: ids[0], times: 20 });
     const selfKill = flow !== 'claim' && point !== 'random' ? point : undefined;
     first = await spawnSupervisor({ stateRoot: root, remoteUrl: sim.url, ...(selfKill ? { faultPoint: selfKill } : {}) });
     const child = first;
@@ -117,6 +119,10 @@ export async function oneRun(sim: SimChild, pair: Pair, random: () => number, in
       if (flow === 'submit') body.text = 'next attempt';
       if (flow === 'intervene') body.instruction = 'save a checkpoint';
       if (flow === 'cancel') body.reason = 'chaos';
+      if (flow === 'answer') {
+        delete body.epoch; // the chart fences an answer with the lease it holds
+        body.text = 'use the cleaned dataset';
+      }
       if (point === 'random') randomKill();
       answered = await child.call('campaign_action', body);
     }

@@ -58,14 +58,15 @@ const cancelApprovedFor = (eventKey: string): MutateEvent => ({
 });
 
 describe('reducer → machine', () => {
-  it('a terminal attempt wakes Argus, and only a verdict naming that event can authorize', async () => {
+  it('a terminal attempt records an Argus wake, and only a verdict naming that event can authorize', async () => {
     const { actor, read } = await controlling();
     const next = snap({ state: 'completed' });
     const reduced = reduce(viewOf(snap()), next, ctx);
     const wakes: string[] = [];
     actor.on('WAKE_REQUESTED', (e) => wakes.push(e.wake.dedupeKey));
     await read(next);
-    expect(actor.getSnapshot().value).toMatchObject({ active: { attention: 'awaiting-review' } });
+    // No Argus runtime here (the read's facts say so): the wake is recorded, no turn starts.
+    expect(actor.getSnapshot().value).toMatchObject({ active: { attention: { idle: 'quiet' } } });
     const wakeKey = reduced.wakes[0]!.dedupeKey;
     expect(wakes).toEqual([wakeKey]);
     expect(actor.getSnapshot().context.wakes.lastArgusEventKey).toBe(wakeKey);

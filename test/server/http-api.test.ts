@@ -204,6 +204,8 @@ describe('campaign routes', () => {
       remote: { task_id: taskId, context_id: null, state: null, stage: null, attempt: null, observed_at: null, last_read_at: expect.any(String) },
       lease: { mode: 'observer', epoch: null, expires_at: null },
       pending_question: null,
+      // No Argus runtime here: nothing bound, nothing decided (and `mission` is not allowed).
+      decisions: { mission: { project_id: null, binding: 'none' }, in_flight: null, event_key: null, last: null, reviewer_verdict: null },
       open_intent: null,
       max_attempts: 2,
       attempts_submitted: 0,

@@ -23,7 +23,7 @@ import { CONTEXT, FULL, NOW, TASK, US } from '../machines/graph-events.js';
 import { firstFailingRow, probe, traversal, type Snap } from '../machines/campaign-traversal.js';
 import { createScope, startTestSupervisor, tempStateRoot } from '../fixtures/supervisor-harness.js';
 
-const ACTIONS = ['claim', 'release', 'submit', 'intervene', 'cancel', 'resolve_intent', 'answer', 'pause', 'resume', 'close', 'observe'] as const;
+const ACTIONS = ['claim', 'release', 'submit', 'intervene', 'cancel', 'resolve_intent', 'answer', 'mission', 'pause', 'resume', 'close', 'observe'] as const;
 type Action = (typeof ACTIONS)[number];
 const HEARTBEAT_SECONDS = 60;
 const LEASE_TTL = 600;
@@ -107,7 +107,21 @@ function eventFor(action: Exclude<Action, 'observe'>, s: Snap, binding: { taskId
     case 'resolve_intent':
       return { type: 'RESOLVE_INTENT', capabilities: FULL };
     case 'answer':
-      return { type: 'OPERATOR_ANSWER', questionKey: c.pendingQuestion?.key ?? '', answer: 'use v2' };
+      // The test supervisor has no Argus runtime: an answer to Argus is refused argus_unavailable.
+      return {
+        type: 'OPERATOR_ANSWER',
+        questionKey: c.pendingQuestion?.key ?? '',
+        answer: 'use v2',
+        now,
+        argusAvailable: false,
+        requestId: 'r',
+        mutationInFlight: false,
+        boundTaskState,
+        capabilities: FULL,
+        binding,
+      };
+    case 'mission':
+      return { type: 'BIND_MISSION', argusAvailable: false };
     case 'pause':
       return { type: 'PAUSE' };
     case 'resume':

@@ -45,7 +45,8 @@ describe('a terminal attempt', () => {
     expect(wakes.argus[0]!.wake).toMatchObject({ target: 'argus', eventClass: 'ATTEMPT_COMPLETED', eventId: done[0]!.id });
     // The evaluation artifact is evidence for Foreman, never a public event.
     expect(wakes.foreman.map((w) => w.wake.eventClass)).toEqual(['EVIDENCE_READY']);
-    expect(summaryOf(supervisor, 'c1')).toMatchObject({ attention: 'awaiting-review', remote: { state: 'completed' } });
+    // No Argus runtime is configured here: the wake is recorded, no turn runs, attention stays idle.
+    expect(summaryOf(supervisor, 'c1')).toMatchObject({ attention: 'idle', remote: { state: 'completed' }, decisions: { in_flight: null, last: null } });
 
     const writes = await storeWrites(supervisor);
     const feed = supervisor.status().events.length;
@@ -88,7 +89,7 @@ describe('a terminal attempt', () => {
 });
 
 describe('a remote blocker', () => {
-  it('raises NEEDS_YOU with the bounded, sanitized question; answer clears it', async () => {
+  it('raises NEEDS_YOU with the bounded, sanitized question; a fenced answer (lease first) reaches the remote and clears it', async () => {
     const { supervisor, sim, taskId, wakes } = await scenario('blocker');
     // P=2: poll 2P+1 = 5 reaches input-required (queued 1 + prepare 2 + train 2); it then waits for an answer.
     await observe(supervisor, 'c1', 9);
@@ -114,21 +115,32 @@ describe('a remote blocker', () => {
     const stale = await supervisor.campaignAction({ campaign_id: 'c1', action: 'answer', text: 'Yes.', question_key: `${pending.key}-old` });
     expect(stale).toMatchObject({ ok: false, error: { code: 'question_stale', message: 'That question is no longer pending.' } });
     expect(summaryOf(supervisor, 'c1').attention).toBe('needs-you');
+    // The remote's own question is answered by a fenced mutation: without the lease, refused, nothing sent.
+    const received = () => sim.stats().requests;
+    const before = JSON.stringify(received());
+    const unleased = await supervisor.campaignAction({ campaign_id: 'c1', action: 'answer', text: 'Yes, lower it to 1e-4.', question_key: pending.key });
+    expect(unleased).toMatchObject({ ok: false, error: { code: 'lease_required' } });
+    expect((unleased as { error: { message: string } }).error.message).toMatch(/claim the controller lease first/);
+    expect(JSON.stringify(received())).toBe(before);
+    expect(summaryOf(supervisor, 'c1').attention).toBe('needs-you');
+
+    const claimed = await supervisor.campaignAction({ campaign_id: 'c1', action: 'claim' });
+    expect(claimed.ok, JSON.stringify(claimed)).toBe(true);
     const answered = await supervisor.campaignAction({ campaign_id: 'c1', action: 'answer', text: 'Yes, lower it to 1e-4.', question_key: pending.key });
-    expect(answered.ok).toBe(true);
+    expect(answered, JSON.stringify(answered)).toMatchObject({ ok: true, value: { outcome: 'applied' } });
     const after = summaryOf(supervisor, 'c1');
     expect(after.pending_question).toBeNull();
-    expect(after.attention).toBe('awaiting-review');
-    // The answer is a decision boundary: one more Argus wake, no new public event.
-    expect(wakes.argus).toHaveLength(2);
-    expect(wakes.argus[1]!.wake.reason).toBe('operator_answered');
+    expect(after.attention).toBe('idle');
+    // The answer reached the remote (its task works again); it is not an Argus wake, and no new public event.
+    expect(sim.task(taskId)!.state).toBe('working');
+    expect(wakes.argus).toHaveLength(1);
     expect(kindsOf(supervisor, 'c1')).toEqual(['STAGE_TRANSITION', 'NEEDS_YOU']);
 
-    // A second answer has nothing to answer; the remote still waiting publishes nothing new.
+    // A second answer has nothing to answer; the remote's question is never raised again.
     const again = await supervisor.campaignAction({ campaign_id: 'c1', action: 'answer', text: 'again' });
     expect(again).toMatchObject({ ok: false, error: { code: 'no_pending_question' } });
     await observe(supervisor, 'c1', 3);
-    expect(kindsOf(supervisor, 'c1')).toEqual(['STAGE_TRANSITION', 'NEEDS_YOU']);
+    expect(kindsOf(supervisor, 'c1').filter((k) => k === 'NEEDS_YOU')).toHaveLength(1);
     expect(summaryOf(supervisor, 'c1').pending_question).toBeNull();
   });
 });
