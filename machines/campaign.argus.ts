@@ -7,8 +7,7 @@
  */
 import { judgeProposal, type ArgusProposalKind, type Verdict, type VerdictBacklogItem, type VerdictInput, type VerdictJournalEntry, type VerdictProposalRead } from './argus.verdict.js';
 import type { ForemanDirective } from './foreman.directives.js';
-import type { BindingFacts, Mutation, RemoteView } from './campaign.nouns.js';
-import type { RemoteCapabilities } from './campaign.types.js';
+import type { BindingFacts, Mutation, RemoteCapabilities, RemoteView } from './campaign.nouns.js';
 import type { ReasonCode, SignificantEventClass } from './vocabulary.js';
 
 /** The decision-worthy event Argus is woken for (at most one `argus_message` per key). */

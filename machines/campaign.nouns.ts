@@ -62,3 +62,17 @@ export interface BindingFacts {
   taskId: string | null;
   contextId: string | null;
 }
+
+/** What discovery found the remote may do (null: not discovered, or no remote at all). */
+export interface RemoteCapabilities {
+  claim: boolean;
+  renew: boolean;
+  release: boolean;
+  submit: boolean;
+  intervene: boolean;
+  cancel: boolean;
+  /** The card declares `epochEnforcement: true` for the control extension. */
+  epochEnforced: boolean;
+  /** The remote can read a request id back (`request.get`): the only way to settle doubt. */
+  requestReadback: boolean;
+}

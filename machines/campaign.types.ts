@@ -7,7 +7,7 @@
  * journal, idempotency answers, the remote binding) beside the persisted snapshot.
  * @module
  */
-import type { BindingFacts, LeaseReadback, Mutation, MutationKind, ReadFailures, RemoteView } from './campaign.nouns.js';
+import type { BindingFacts, LeaseReadback, Mutation, MutationKind, ReadFailures, RemoteCapabilities, RemoteView } from './campaign.nouns.js';
 import type { ReadCrashedEvent, ReadDoneEvent } from './campaign.effect-io.js';
 import type { ArgusMemory } from './campaign.argus.js';
 import type { SignificantEvent, WakeRequest } from './vocabulary.js';
@@ -79,20 +79,6 @@ export interface PendingQuestion {
 export type MutationApproval =
   | { kind: 'operator'; principal: string }
   | { kind: 'review'; decisionId: string; verdict: 'approved' | 'rejected'; eventKey: string };
-
-/** What discovery found the remote may do (null: not discovered, or no remote at all). */
-export interface RemoteCapabilities {
-  claim: boolean;
-  renew: boolean;
-  release: boolean;
-  submit: boolean;
-  intervene: boolean;
-  cancel: boolean;
-  /** The card declares `epochEnforcement: true` for the control extension. */
-  epochEnforced: boolean;
-  /** The remote can read a request id back (`request.get`): the only way to settle doubt. */
-  requestReadback: boolean;
-}
 
 export interface CampaignContext {
   campaignId: string;

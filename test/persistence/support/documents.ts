@@ -3,6 +3,7 @@ import type { CampaignContext } from '../../../machines/campaign.types.js';
 import { CAMPAIGN_MACHINE_VERSION } from '../../../machines/campaign.version.js';
 import { newCampaignDocument, type CampaignDocument } from '../../../persistence/campaign-document.js';
 import { digestPayload } from '../../../persistence/payload-digest.js';
+import { initialArgusMemory } from '../../../machines/campaign.argus.js';
 
 export const T0 = '2025-01-01T00:00:00.000Z';
 export const at = (minutes: number): string => new Date(Date.parse(T0) + minutes * 60_000).toISOString();
@@ -27,13 +28,14 @@ export function initialSnapshot(campaignId: string, context: Partial<CampaignCon
     remote: null,
     readFailures: { consecutive: 0, nextReadAt: null, criticalRaised: false },
     wakes: { lastArgusEventKey: null },
+    argus: initialArgusMemory(),
     ...context,
   };
   return {
     version: CAMPAIGN_MACHINE_VERSION,
     snapshot: {
       status: 'active',
-      value: { active: { authority: 'observing', attention: 'idle', heartbeat: 'idle' } },
+      value: { active: { authority: 'observing', attention: { idle: 'quiet' }, heartbeat: 'idle' } },
       historyValue: {},
       context: full,
       children: {},
