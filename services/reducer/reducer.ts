@@ -73,7 +73,7 @@ const taskData = (v: RemoteView) => ({ taskId: safeIdentifier(v.taskId), attempt
 const OUTCOME_WORDS: Record<string, string> = { completed: 'completed', failed: 'failed', canceled: 'was canceled', rejected: 'was rejected' };
 
 /** Which argus wake wins when one tick carries several decision-worthy events. */
-const ARGUS_PRIORITY: readonly SignificantEventClass[] = ['BLOCKED', 'ATTEMPT_COMPLETED', 'MISSION_COMPLETED', 'CONTROL_CHANGED'];
+const ARGUS_PRIORITY: readonly SignificantEventClass[] = ['BLOCKED', 'ATTEMPT_COMPLETED', 'MISSION_COMPLETED'];
 
 /**
  * @example
@@ -101,7 +101,7 @@ export function reduce(previous: RemoteView | null, snapshot: TaskSnapshot, ctx:
   if (previous !== null) reduceStage(previous, view, out);
   reduceMission(previous, view, out);
   if (previous !== null) reduceArtifacts(previous, view, out);
-  if (previous !== null) reduceLease(previous, view, ctx, out);
+  if (previous !== null) reduceLease(previous, view, out);
 
   return {
     material: true,
@@ -157,17 +157,20 @@ function reduceArtifacts(previous: RemoteView, view: RemoteView, out: Collector)
   }
 }
 
-/** Holder/epoch changes only (never expiresAt). Argus wakes only when a live lease of ours goes. */
-function reduceLease(previous: RemoteView, view: RemoteView, ctx: ReduceContext, out: Collector): void {
+/**
+ * Holder/epoch changes only (never expiresAt). Recorded, and it wakes nobody: a lease that goes is
+ * the authority region's to judge (control-lost raises the one CRITICAL), and our own claims and
+ * releases show up here too. Only a completed attempt, a blocker, a Foreman directive that asks
+ * for Argus and an operator's answer are decision-worthy (issue 9).
+ */
+function reduceLease(previous: RemoteView, view: RemoteView, out: Collector): void {
   const was = previous.lease;
   const is = view.lease;
   if (was === null && is === null) return;
   if (was !== null && is !== null && was.holder === is.holder && was.epoch === is.epoch) return;
   const reason: ReasonCode = is === null ? 'lease_released' : was === null || was.holder !== is.holder ? 'lease_holder_changed' : 'lease_epoch_changed';
   const key = is === null ? dedupeKey('lease', view.contextId, 'released', was!.epoch) : dedupeKey('lease', view.contextId, is.holder, is.epoch);
-  // An expired lease of ours changing hands is old news (the heartbeat saw the expiry).
-  const oursAndLive = was !== null && was.holder === ctx.controllerId && Date.parse(was.expiresAt) > Date.parse(view.observedAt);
-  out.event('CONTROL_CHANGED', reason, key, oursAndLive ? 'argus' : undefined);
+  out.event('CONTROL_CHANGED', reason, key);
 }
 
 /** Gathers events, drafts and wakes, dropping anything whose key was already published. */

@@ -86,14 +86,16 @@ describe('reduce: one rule per row', () => {
       events: ['EVIDENCE_READY:artifact_added'], publics: [], wakes: ['foreman:artifact_added'],
     }),
     // ---- lease ----
-    row('our live lease taken by another holder wakes Argus, publishes nothing itself', working, snap({}, { lease: lease({ holder: 'rival', epoch: 4 }) }), {
-      events: ['CONTROL_CHANGED:lease_holder_changed'], publics: [], wakes: ['argus:lease_holder_changed'],
+    // A lease change is recorded and wakes nobody (issue 9: only a completed attempt, a blocker, a
+    // Foreman directive and an operator answer wake Argus); the authority region judges the lease.
+    row('our live lease taken by another holder is recorded, publishes nothing itself, wakes nobody', working, snap({}, { lease: lease({ holder: 'rival', epoch: 4 }) }), {
+      events: ['CONTROL_CHANGED:lease_holder_changed'], publics: [], wakes: [],
     }),
-    row('our live lease at a new epoch is a loss of our epoch', working, snap({}, { lease: lease({ epoch: 4 }) }), {
-      events: ['CONTROL_CHANGED:lease_epoch_changed'], wakes: ['argus:lease_epoch_changed'],
+    row('our live lease at a new epoch is a loss of our epoch, recorded without a wake', working, snap({}, { lease: lease({ epoch: 4 }) }), {
+      events: ['CONTROL_CHANGED:lease_epoch_changed'], wakes: [],
     }),
-    row('our live lease released', working, snap({}, { lease: null }), {
-      events: ['CONTROL_CHANGED:lease_released'], wakes: ['argus:lease_released'],
+    row('our live lease released (our own release included) wakes nobody', working, snap({}, { lease: null }), {
+      events: ['CONTROL_CHANGED:lease_released'], wakes: [],
     }),
     row('a lease moving between two other controllers is recorded without a wake', snap({}, { lease: lease({ holder: 'a' }) }), snap({}, { lease: lease({ holder: 'b', epoch: 4 }) }), {
       events: ['CONTROL_CHANGED:lease_holder_changed'], publics: [], wakes: [],
@@ -239,11 +241,13 @@ describe('reduce: dedupe by durable identity', () => {
     expect(again.publicEvents).toEqual([]);
   });
 
-  it('a controller id other than ours never counts as ours', () => {
+  it('a lease changing hands is the same recorded event whoever we are, and never a wake', () => {
     const taken = snap({}, { lease: lease({ holder: 'rival' }) });
-    // The lease in `working` names US: only the campaign whose controller is US loses it.
-    expect(reduce(viewOf(working), taken, ctx).wakes.map((w) => w.reason)).toEqual(['lease_holder_changed']);
-    expect(reduce(viewOf(working), taken, { ...ctx, controllerId: 'someone-else' }).wakes).toEqual([]);
+    const ours = reduce(viewOf(working), taken, ctx);
+    const theirs = reduce(viewOf(working), taken, { ...ctx, controllerId: 'someone-else' });
+    expect(ours.events.map((e) => e.reason)).toEqual(['lease_holder_changed']);
+    expect(theirs.events).toEqual(ours.events);
+    expect([ours.wakes, theirs.wakes]).toEqual([[], []]);
   });
 });
 
