@@ -3,6 +3,7 @@
  * claim only with the measured fact behind it.
  * @module
  */
+import type { PublicEventView } from '../../services/api/read-model.js';
 import type { ScenarioName, RunningSimulator } from '../../simulator/index.js';
 import type { Supervisor } from '../../services/runtime/supervisor.js';
 import type { DemoFact } from './demo-facts.js';
@@ -84,3 +85,25 @@ export async function summaryOf(supervisor: Supervisor, campaignId: string): Pro
   return (got.value as { campaign: Summary }).campaign;
 }
 
+
+/** One `observe`; returns the public events it appended and tallies a silent routine change. */
+export async function poll(stage: DemoStage, campaign: DemoCampaign): Promise<PublicEventView[]> {
+  const revision = stage.sim.task(campaign.taskId)?.revision;
+  const result = await stage.supervisor.campaignAction({ campaign_id: campaign.id, action: 'observe' });
+  if (!result.ok) throw new DemoFailure(`observing ${campaign.id} failed: ${result.error.message}`);
+  campaign.polls++;
+  stage.tally.polls++;
+  const value = result.value as { events: PublicEventView[]; read_error?: { code: string } };
+  if (value.read_error) throw new DemoFailure(`reading ${campaign.taskId} failed: ${value.read_error.code}`);
+  const moved = stage.sim.task(campaign.taskId)?.revision !== revision;
+  if (moved && value.events.length === 0) stage.tally.routineSuppressed++;
+  return value.events;
+}
+
+/** `base`, or `base-2`, `base-3`... when a kept state root already has one from an earlier run. */
+export async function freshCampaignId(supervisor: Supervisor, base: string): Promise<string> {
+  for (let n = 1; ; n++) {
+    const id = n === 1 ? base : `${base}-${n}`;
+    if (!(await supervisor.campaigns({ action: 'get', campaign_id: id })).ok) return id;
+  }
+}

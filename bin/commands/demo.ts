@@ -1,11 +1,13 @@
 /**
  * `argus-supervisor demo [--state-root DIR]`: the product's first impression. It starts the
  * bundled simulator in-process, prints what the probe sees, then supervises two campaigns
- * end to end (a `training` task and a `blocker` task), narrating only the public events.
- * Routine progress stays silent; a one-line tally at the end shows how silent.
+ * end to end (a `training` task and a `blocker` task), narrating only the public events, and
+ * finally lets the SIMULATED Argus decide a third one (demo-decisions.ts): proposal, Reviewer
+ * approval, fenced relay, and a question the operator answers. Routine progress stays silent;
+ * a one-line tally at the end shows how silent.
  *
- * The demo is a list of acts over one shared stage (`DEMO_ACTS`). Later issues add acts
- * (lease claim, submit) between attaching and observing; nothing else needs to move.
+ * The demo is a list of acts over one shared stage (`DEMO_ACTS`); nothing else needs to move
+ * when one is added.
  * @module
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -13,13 +15,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { loadConfig } from '../../services/runtime/config.js';
-import type { PublicEventView } from '../../services/api/read-model.js';
 import { createSupervisor, type Supervisor } from '../../services/runtime/supervisor.js';
 import { startSimulator, type RunningSimulator } from '../../simulator/index.js';
-import { claimAndSubmit } from './demo-authority.js';
+import { answerBlocker, claimAndSubmit } from './demo-authority.js';
+import { decideWithArgus } from './demo-decisions.js';
 import { mutationRequestsSince, remoteCounters, type DemoFact } from './demo-facts.js';
 import {
   DemoFailure,
+  freshCampaignId,
+  poll,
   requireCampaign,
   narrateFact,
   summaryOf,
@@ -32,7 +36,7 @@ import {
 } from './demo-stage.js';
 import { runProbe } from './probe.js';
 
-export { DemoFailure, claimAndSubmit };
+export { DemoFailure, answerBlocker, claimAndSubmit, decideWithArgus };
 export type { DemoAct, DemoCampaign, DemoFact, DemoIo, DemoResult, DemoStage, DemoTally };
 
 export interface DemoOptions {
@@ -43,7 +47,6 @@ export interface DemoOptions {
 }
 
 const DEFAULT_MAX_POLLS = 20;
-const ANSWER = 'Yes: lower the learning rate to 1e-4 and resume from the last good checkpoint.';
 
 // ---- the acts ----------------------------------------------------------------------------------
 
@@ -100,54 +103,10 @@ export const observeUntilSettled: DemoAct = async (stage) => {
   }
 };
 
-export const answerBlocker: DemoAct = async (stage) => {
-  const { io, sim, supervisor } = stage;
-  const blocker = requireCampaign(stage, 'blocker');
-  const before = await summaryOf(supervisor, blocker.id);
-  const remoteBefore = remoteCounters(sim);
-  io.out(`Answering ${blocker.id}: "${ANSWER}"`);
-  const answered = await supervisor.campaignAction({ campaign_id: blocker.id, action: 'answer', text: ANSWER });
-  if (!answered.ok) throw new DemoFailure(`the answer was refused: ${answered.error.message}`);
-  // Re-read the remote once: the NEEDS_YOU must not come back (it is deduplicated durably).
-  const again = await poll(stage, blocker);
-  const after = await summaryOf(supervisor, blocker.id);
-  if (after.pending_question !== null || again.some((e) => e.kind === 'NEEDS_YOU')) throw new DemoFailure('the NEEDS_YOU did not clear');
-  io.out(`  NEEDS_YOU cleared: attention ${before.attention} -> ${after.attention}, no pending question; a re-read stays quiet`);
-  const sent = mutationRequestsSince(sim, remoteBefore).length;
-  narrateFact(
-    stage,
-    { claim: 'answer_not_sent_without_lease', holds: sent === 0, measured: { mutation_requests: sent } },
-    `  the answer is recorded for Argus; without a lease nothing went to the remote (mutation requests: ${sent})`,
-    `  the answer sent ${sent} mutation requests to the remote without a lease`,
-  );
-};
-
 /** The acts, in order. */
-export const DEMO_ACTS: readonly DemoAct[] = [showProbe, attachCampaigns, observeUntilSettled, answerBlocker, claimAndSubmit];
+export const DEMO_ACTS: readonly DemoAct[] = [showProbe, attachCampaigns, observeUntilSettled, answerBlocker, claimAndSubmit, decideWithArgus];
 
 // ---- helpers -----------------------------------------------------------------------------------
-
-/** One `observe`; returns the public events it appended and tallies a silent routine change. */
-async function poll(stage: DemoStage, campaign: DemoCampaign): Promise<PublicEventView[]> {
-  const revision = stage.sim.task(campaign.taskId)?.revision;
-  const result = await stage.supervisor.campaignAction({ campaign_id: campaign.id, action: 'observe' });
-  if (!result.ok) throw new DemoFailure(`observing ${campaign.id} failed: ${result.error.message}`);
-  campaign.polls++;
-  stage.tally.polls++;
-  const value = result.value as { events: PublicEventView[]; read_error?: { code: string } };
-  if (value.read_error) throw new DemoFailure(`reading ${campaign.taskId} failed: ${value.read_error.code}`);
-  const moved = stage.sim.task(campaign.taskId)?.revision !== revision;
-  if (moved && value.events.length === 0) stage.tally.routineSuppressed++;
-  return value.events;
-}
-
-/** `base`, or `base-2`, `base-3`... when a kept state root already has one from an earlier run. */
-async function freshCampaignId(supervisor: Supervisor, base: string): Promise<string> {
-  for (let n = 1; ; n++) {
-    const id = n === 1 ? base : `${base}-${n}`;
-    if (!(await supervisor.campaigns({ action: 'get', campaign_id: id })).ok) return id;
-  }
-}
 
 async function counterTotal(counter: { get(): Promise<{ values: { value: number }[] }> }): Promise<number> {
   return (await counter.get()).values.reduce((sum, v) => sum + v.value, 0);
@@ -194,7 +153,7 @@ export async function runDemo(opts: DemoOptions, io: DemoIo, acts: readonly Demo
     io.out(
       `Tally: ${tally.polls} polls, ${tally.routineSuppressed} routine changes suppressed, ${tally.publicEvents} public events, ` +
         `${tally.storeWrites} store writes, ${tally.wakeRequests} wake requests recorded for Argus/Foreman ` +
-        `(no model runtime is connected in this build, so ${tally.modelCalls} model calls)`,
+        `(no Argus mission is bound to the observed campaigns, so ${tally.modelCalls} model calls for them; the decision act counted its own above)`,
     );
   } catch (error) {
     exitCode = 1;
