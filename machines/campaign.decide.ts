@@ -97,19 +97,33 @@ export function takeAnswerWake(c: CampaignContext, e: Ev<'OPERATOR_ANSWER'>): St
 }
 
 /** Foreman answered: its directive becomes the hint; a directive that asks for Argus is a wake of its own. */
-export function adoptForemanHint(c: CampaignContext, e: { output: { ok: boolean; directive?: string; reason?: string } }): Step {
+export function adoptForemanHint(c: CampaignContext, e: { output: { ok: boolean; directive?: string; reason?: string; at?: string } }): Step {
   const wake = c.argus.wake;
   if (wake === null) return {};
   const hint = e.output.ok && e.output.directive ? foremanHint(e.output.directive as never, e.output.reason ?? '') : null;
   if (wake.target === 'argus') return { assign: { argus: { ...c.argus, wake: { ...wake, foremanHint: hint } } } };
   const dedupeKey = `foreman:${wake.dedupeKey}`;
   const request: WakeRequest = { target: 'argus', reason: 'foreman_directive', eventClass: wake.eventClass, dedupeKey };
+  // Foreman's own boundary is over (it answered); the Argus turn it asks for is a wake of its own.
+  const assessed: DecisionRecord = {
+    dedupeKey: wake.dedupeKey,
+    eventKey: wake.eventKey,
+    outcome: 'assessed',
+    code: null,
+    decisionId: null,
+    kind: null,
+    directive: (e.output.directive ?? null) as DecisionRecord['directive'],
+    at: e.output.at ?? c.argus.last?.at ?? c.createdAt,
+  };
   return {
     assign: {
       argus: { ...c.argus, wake: { ...wake, dedupeKey, eventKey: argusEventKey(dedupeKey), target: 'argus', reason: 'foreman_directive', foremanHint: hint } },
       wakes: { lastArgusEventKey: dedupeKey },
     },
-    emit: [{ type: 'WAKE_REQUESTED', campaignId: c.campaignId, wake: request }],
+    emit: [
+      { type: 'DECISION_SETTLED', campaignId: c.campaignId, decision: assessed },
+      { type: 'WAKE_REQUESTED', campaignId: c.campaignId, wake: request },
+    ],
   };
 }
 
