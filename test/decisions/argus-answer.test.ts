@@ -94,6 +94,7 @@ describe('an answer to an Argus question', () => {
     w.writeScript({ '*': { reply: 'task', verdict: 'complete', proposal: SUBMIT } });
     const q = await answerArgus(w, 'Yes, one more attempt at 1e-4.');
     await w.sweepUntil(() => view(w).decisions.last?.outcome === 'relayed');
+    await w.sweepUntil(() => journalOf(w).some((i) => i.outcome !== null));
     await sweeps(w, 5);
 
     const messages = w.argusMessages();

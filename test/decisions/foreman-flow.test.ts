@@ -106,7 +106,44 @@ describe('Foreman on a completed attempt', () => {
   });
 });
 
+describe('a Foreman that cannot answer blocks nothing', () => {
+  it('a crashing Foreman on a completed attempt: Argus is still woken exactly once', async () => {
+    const w = await decisionWorld(scope, { foreman: true });
+    w.writeForemanScript({ exitCode: 3, stdout: 'Traceback (most recent call last): SIMULATED crash' });
+    w.writeScript({ '*': { reply: 'task', verdict: 'complete' } });
+    await boundCampaign(w);
+    await w.sweepUntil(() => view(w).remote.state === 'completed');
+    await w.sweepUntil(() => view(w).decisions.last?.outcome === 'approved');
+    await sweeps(w, 4);
+    expect(w.foremanRecords()).toHaveLength(1);
+    expect(w.argusMessages()).toHaveLength(1);
+    expect(splitEnvelope(w.argusMessages()[0]!.text).block).toMatch(/^foreman_hint: \(none\)$/m);
+  });
+
+  it('no Foreman interpreter at all: the completed attempt wakes Argus once, no Foreman child', async () => {
+    const w = await decisionWorld(scope, { foreman: true, extra: { ARGUS_SUPERVISOR_FOREMAN_PYTHON: '/nonexistent/python3' } });
+    w.writeScript({ '*': { reply: 'task', verdict: 'complete' } });
+    await boundCampaign(w);
+    await w.sweepUntil(() => view(w).remote.state === 'completed');
+    await w.sweepUntil(() => view(w).decisions.last?.outcome === 'approved');
+    await sweeps(w, 4);
+    expect(w.foremanRecords()).toEqual([]);
+    expect(await w.modelCalls('foreman')).toBe(0);
+    expect(w.argusMessages()).toHaveLength(1);
+  });
+});
+
 describe('a Foreman directive that asks for Argus', () => {
+  it('ESCALATE on evidence, Argus available: one Argus turn, not a NEEDS_YOU', async () => {
+    const { w, remote, taskId } = await scriptedWorld({ action: 'ESCALATE', reason: 'escalate-hint-19c0 the loss curve looks wrong' });
+    publishCheckpoint(remote, taskId);
+    await w.sweepUntil(() => view(w).decisions.last?.outcome === 'approved');
+    await sweeps(w, 4);
+    expect(w.argusMessages()).toHaveLength(1);
+    expect(splitEnvelope(w.argusMessages()[0]!.text).block).toContain('escalate-hint-19c0');
+    expect(view(w).attention).toBe('idle');
+  });
+
   it('STEER_WORKER on evidence wakes exactly one turn, the hint inside the untrusted block', async () => {
     const hint = 'steer-hint-7f3a lower the learning rate before the next checkpoint';
     const { w, remote, taskId } = await scriptedWorld({ action: 'STEER_WORKER', reason: hint });

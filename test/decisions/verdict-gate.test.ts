@@ -74,6 +74,7 @@ describe('control: an approved proposal with a lease is relayed', () => {
   it('its own fresh mission_complete approves the submit: one intent, one submit at the remote', async () => {
     const { w, taskId } = await leasedDecision({ reply: 'task', verdict: 'complete', proposal: SUBMIT });
     await w.sweepUntil(() => view(w).decisions.last?.outcome === 'relayed');
+    await w.sweepUntil(() => journalOf(w).some((i) => i.outcome !== null));
     await sweeps(w, 3);
     expect(journalOf(w).map((i) => [i.action, i.outcome?.status])).toEqual([['submit', 'applied']]);
     expect(taskMutations(w).map((e) => [e.action, e.disposition])).toEqual([['submit', 'applied']]);
@@ -89,7 +90,25 @@ describe('control: an approved proposal with a lease is relayed', () => {
     editProject(w, (p) => p.journal.push(verdictEntry('mission_complete', item.id, eventKey, Date.now() / 1000 + 1)));
     await w.sweepUntil(() => view(w).decisions.last?.outcome === 'relayed');
     expect(view(w).decisions.last!.decision_id).toBe('dec-unreviewed');
+    // 'relayed' = handed to the authority path; the remote sees it once that path has run.
+    await w.sweepUntil(() => journalOf(w).some((i) => i.outcome !== null));
     expect(taskMutations(w).map((e) => [e.action, e.disposition])).toEqual([['submit', 'applied']]);
+  });
+});
+
+describe('a decision id is relayed at most once', () => {
+  it('the next attempt completes, Argus approves a proposal with the same decision id: consumed, not relayed', async () => {
+    const { w } = await leasedDecision({ reply: 'task', verdict: 'complete', proposal: { ...SUBMIT, decision_id: 'dec-fixed' } });
+    await w.sweepUntil(() => journalOf(w).some((i) => i.outcome !== null));
+    expect(taskMutations(w).map((e) => [e.action, e.disposition])).toEqual([['submit', 'applied']]);
+    // The submitted attempt runs to completion: a new event, a new turn, the same decision id.
+    await w.sweepUntil(() => w.argusMessages().length === 2, 80);
+    await w.sweepUntil(() => view(w).decisions.last?.outcome === 'consumed' || view(w).decisions.last?.outcome === 'relayed', 80);
+    await sweeps(w, 4);
+    expect(view(w).decisions.last).toMatchObject({ outcome: 'consumed', decision_id: 'dec-fixed' });
+    expect(taskMutations(w)).toHaveLength(1);
+    expect(journalOf(w).filter((i) => i.action === 'submit')).toHaveLength(1);
+    expect(view(w).attempts_submitted).toBe(1);
   });
 });
 
