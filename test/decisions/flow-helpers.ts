@@ -9,8 +9,10 @@ import { expect } from 'vitest';
 import { UNTRUSTED_CLOSE, UNTRUSTED_OPEN } from '../../adapters/argus/envelope.js';
 import type { CampaignDocument } from '../../persistence/campaign-document.js';
 import type { ScenarioName } from '../../simulator/index.js';
-import { summaryOf } from '../fixtures/supervisor-harness.js';
-import type { DecisionWorld } from './decision-world.js';
+import { canary } from '../fixtures/canary.js';
+import { summaryOf, type Scope } from '../fixtures/supervisor-harness.js';
+import { decisionWorld, type DecisionWorld } from './decision-world.js';
+import { startScriptedRemote, type ScriptedRemote } from './scripted-remote.js';
 
 /** Creates campaign `id` on a new simulator task of `scenario` and binds its Argus mission. */
 export async function boundCampaign(w: DecisionWorld, scenario: ScenarioName = 'training', id = 'c1', objective = 'train the model to 0.9 accuracy') {
@@ -73,3 +75,26 @@ export function splitEnvelope(text: string): { outside: string; block: string } 
 
 /** Lines of the form `NAME: value` the fake (or any parser) would take for ours. */
 export const envelopeKeyLines = (text: string, name: string) => text.split('\n').filter((l) => l.startsWith(`${name}:`));
+
+/**
+ * A Foreman world on the hand-written remote (scripted-remote.ts): one working task, bound and
+ * read twice (first sight, then quiet), Foreman scripted with `directive`, Argus approving.
+ */
+export async function evidenceWorld(scope: Scope, directive: Record<string, unknown>) {
+  // The world's token is made first, so the remote can check it.
+  const token = canary('evidence-token');
+  const remote = scope.defer(await startScriptedRemote({ token }), (r) => r.close());
+  const w = await decisionWorld(scope, { foreman: true, url: remote.base, token });
+  w.writeScript({ '*': { reply: 'task', verdict: 'complete' } });
+  w.writeForemanScript(directive);
+  const taskId = remote.addTask({ state: 'working', stage: 'train', statusText: 'step 100/1000 loss 2.1' });
+  await bindTask(w, taskId);
+  await sweeps(w, 2);
+  expect(view(w).remote.state).toBe('working');
+  return { w, remote, taskId };
+}
+
+/** The attempt publishes a checkpoint while it still runs: evidence, not a completion. */
+export function publishCheckpoint(remote: ScriptedRemote, taskId: string) {
+  remote.set(taskId, { state: 'working', stage: 'train', statusText: 'step 500/1000 loss 0.9', artifacts: [{ id: 'ckpt-500', name: 'checkpoint-500.pt' }] });
+}

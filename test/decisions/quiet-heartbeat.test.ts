@@ -1,10 +1,10 @@
 /**
- * Nothing routine wakes a model. Against the real simulator, the supervisor and the SIMULATED
+ * Nothing routine wakes a model, and nothing routine writes. Against the real simulator, the supervisor and the SIMULATED
  * Argus (a real stdio child) and Foreman (a real python child): an unchanged heartbeat reads
  * the remote once and does nothing else (no model call, no store write, the document byte for
  * byte the same), routine stdout (the `steady` scenario: step, loss, cursor, revision and
  * status text move on every poll) wakes nobody, and Argus's status tool is only ever asked
- * about a mission we dispatched.
+ * about a mission we dispatched (then once per heartbeat at most, still writing nothing).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createScope, metricValue, storeWrites, ticks } from '../fixtures/supervisor-harness.js';
@@ -87,5 +87,28 @@ describe('an unchanged heartbeat after a decision settled', () => {
     expect(await w.modelCalls('foreman')).toBe(0);
     // Not one more tool call: the settled mission is not polled again.
     expect(toolCalls(w)).toEqual(calls);
+  });
+});
+
+describe('a mission in flight rides the heartbeat', () => {
+  it('each sweep polls it with argus_status at most once; no model call, no write, while it does not settle', async () => {
+    const w = await decisionWorld(scope);
+    w.writeScript({ '*': { reply: 'task', verdict: 'none' } });
+    await boundCampaign(w);
+    await w.sweepUntil(() => view(w).decisions.in_flight === 'mission');
+    await sweeps(w, 2);
+    const writes = await storeWrites(w.supervisor);
+    const bytes = docText(w);
+    const polls = toolCalls(w, 'argus_status').length;
+
+    await sweeps(w, 10);
+    const polled = toolCalls(w, 'argus_status').length - polls;
+    expect(polled).toBeGreaterThanOrEqual(5);
+    expect(polled).toBeLessThanOrEqual(10);
+    expect(await w.modelCalls('argus')).toBe(1);
+    expect(w.argusMessages()).toHaveLength(1);
+    expect(await storeWrites(w.supervisor)).toBe(writes);
+    expect(docText(w)).toBe(bytes);
+    expect(view(w).decisions.in_flight).toBe('mission');
   });
 });

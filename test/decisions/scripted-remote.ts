@@ -4,8 +4,9 @@
  * included. The simulator cannot do two things the decision tests need: an artifact while the
  * attempt still runs (EVIDENCE_READY with no completed attempt), and remote text of the test's
  * choosing in the fields the envelope carries (the stage). It advertises our control extension
- * so the supervisor reads it like an OpenTraining remote, answers `lease.get` with no lease
- * and refuses every mutation (these tests never hold a lease on it), and records every call.
+ * so the supervisor reads it like an OpenTraining remote, grants and reads back a lease on
+ * request (so a test can hold one), refuses every mutation (a test that sees one in `calls`
+ * has caught a relay), and records every call.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -26,6 +27,8 @@ export interface ScriptedRemote {
   addTask(frame: ScriptedFrame): string;
   /** The task's next frame; the revision moves by one. */
   set(taskId: string, frame: ScriptedFrame): void;
+  /** The calls that would act on a task (every method but reads and lease calls). */
+  mutations(): { method: string; params: Record<string, unknown> }[];
   /** JSON-RPC calls received, in order. */
   calls: { method: string; params: Record<string, unknown> }[];
   close(): Promise<void>;
@@ -42,6 +45,9 @@ export async function startScriptedRemote(opts: { token: string }): Promise<Scri
   const calls: ScriptedRemote['calls'] = [];
   const tasks = new Map<string, { contextId: string; frame: ScriptedFrame; revision: number }>();
   let origin = '';
+  let epoch = 0;
+  let lease: { contextId: string; holder: string; epoch: number; expiresAt: string; ttlSeconds: number } | null = null;
+  const liveLease = (contextId: string) => (lease && lease.contextId === contextId && Date.parse(lease.expiresAt) > Date.now() ? lease : null);
 
   const send = (res: http.ServerResponse, status: number, body: unknown) => {
     const text = JSON.stringify(body);
@@ -69,7 +75,7 @@ export async function startScriptedRemote(opts: { token: string }): Promise<Scri
         message: { messageId: `${id}-m${t.revision}`, role: 'ROLE_AGENT', parts: [{ text: t.frame.statusText }] },
       },
       artifacts: (t.frame.artifacts ?? []).map((a) => ({ artifactId: a.id, name: a.name, parts: [] })),
-      metadata: { [CONTROL_EXTENSION_URI]: { revision: t.revision, stage: t.frame.stage, attempt: 1, attemptId: `${id}-att-1`, lease: null, missionComplete: false } },
+      metadata: { [CONTROL_EXTENSION_URI]: { revision: t.revision, stage: t.frame.stage, attempt: 1, attemptId: `${id}-att-1`, lease: liveLease(t.contextId), missionComplete: false } },
     };
   };
 
@@ -88,9 +94,17 @@ export async function startScriptedRemote(opts: { token: string }): Promise<Scri
       case 'GetTask':
         return typeof p.id === 'string' && tasks.has(p.id) ? reply(render(p.id)) : refuse(-32001, 'task not found');
       case CONTROL_METHODS.leaseGet:
-        return reply({ lease: null, serverTime: new Date().toISOString() });
+        return reply({ lease: typeof p.contextId === 'string' ? liveLease(p.contextId) : null, serverTime: new Date().toISOString() });
+      case CONTROL_METHODS.leaseClaim:
+      case CONTROL_METHODS.leaseRenew: {
+        const ttlSeconds = Number(p.ttlSeconds ?? 600);
+        const contextId = typeof p.contextId === 'string' ? p.contextId : '';
+        const same = lease?.contextId === contextId && lease.holder === String(p.controllerId);
+        lease = { contextId, holder: String(p.controllerId), epoch: same ? lease!.epoch : ++epoch, expiresAt: new Date(Date.now() + ttlSeconds * 1000).toISOString(), ttlSeconds };
+        return reply({ lease, serverTime: new Date().toISOString() });
+      }
       default:
-        // No lease is ever granted here and nothing is ever applied.
+        // Nothing is ever applied here.
         return refuse(-32004, 'unsupported_operation: this scripted remote is read-only');
     }
   }
@@ -124,6 +138,7 @@ export async function startScriptedRemote(opts: { token: string }): Promise<Scri
       t.revision++;
     },
     calls,
+    mutations: () => calls.filter((c) => c.method !== 'GetTask' && !c.method.startsWith('opentraining.control/lease.')),
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
