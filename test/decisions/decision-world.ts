@@ -37,7 +37,7 @@ export interface DecisionWorld {
   /** Every run the SIMULATED Foreman recorded: its argv, env and stdin. */
   foremanRecords(): { argv: string[]; env: Record<string, string>; stdin: string }[];
   /** Every line of the fake's record (starts with env + argv, and every tool call). */
-  records(): { type: string; tool?: string; arguments?: Record<string, unknown>; env?: Record<string, string>; argv?: string[] }[];
+  records(): { type: string; tool?: string; arguments?: Record<string, unknown>; env?: Record<string, string>; argv?: string[]; at?: string }[];
   modelCalls(runtime: 'argus' | 'foreman'): Promise<number>;
   argusMessages(): { project_id: string; text: string }[];
   /** Sweeps until `done` holds (each sweep TICKs every campaign), at most `max` times. */

@@ -29,8 +29,9 @@ describe('a turn past its budget', () => {
     await w.sweepUntil(() => view(w).remote.state === 'completed');
     await w.sweepUntil(() => w.argusMessages().length === 1);
     // When the fake received the call (its own record): the budget runs from just before that.
-    const call = w.records().find((r) => r.type === 'call' && r.tool === 'argus_message') as { at: string };
-    const receivedAt = Date.parse(call.at);
+    const call = w.records().find((r) => r.type === 'call' && r.tool === 'argus_message');
+    const receivedAt = Date.parse(call!.at!);
+    expect(Number.isFinite(receivedAt)).toBe(true);
     expect(view(w).decisions.in_flight).toBe('turn');
 
     // The turn answers by itself (no heartbeat needed): past the budget, with the receipt.
