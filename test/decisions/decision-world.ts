@@ -32,8 +32,12 @@ export interface DecisionWorld {
   logs: string[];
   env: Record<string, string>;
   writeScript(script: Record<string, ScriptEntry>): void;
+  /** The SIMULATED Foreman's script (FAKE_FOREMAN_SCRIPT; see simulator/foreman/fake_foreman.py). */
+  writeForemanScript(script: Record<string, unknown>): void;
+  /** Every run the SIMULATED Foreman recorded: its argv, env and stdin. */
+  foremanRecords(): { argv: string[]; env: Record<string, string>; stdin: string }[];
   /** Every line of the fake's record (starts with env + argv, and every tool call). */
-  records(): { type: string; tool?: string; arguments?: Record<string, unknown>; env?: Record<string, string>; argv?: string[] }[];
+  records(): { type: string; tool?: string; arguments?: Record<string, unknown>; env?: Record<string, string>; argv?: string[]; at?: string }[];
   modelCalls(runtime: 'argus' | 'foreman'): Promise<number>;
   argusMessages(): { project_id: string; text: string }[];
   /** Sweeps until `done` holds (each sweep TICKs every campaign), at most `max` times. */
@@ -48,6 +52,10 @@ export interface DecisionWorldOptions {
   stateRoot?: string;
   apiKey?: string;
   token?: string;
+  /** The remote to supervise instead of the simulator (a hand-written A2A server). */
+  url?: string;
+  /** The supervisor's clock (the simulator keeps its own). */
+  now?: () => Date;
 }
 
 export async function decisionWorld(scope: Scope, opts: DecisionWorldOptions = {}): Promise<DecisionWorld> {
@@ -57,7 +65,7 @@ export async function decisionWorld(scope: Scope, opts: DecisionWorldOptions = {
   const token = opts.token ?? canary('world-ot-token');
   const env = envFor({
     stateRoot,
-    url: sim.url,
+    url: opts.url ?? sim.url,
     apiKey,
     token,
     extra: {
@@ -73,14 +81,18 @@ export async function decisionWorld(scope: Scope, opts: DecisionWorldOptions = {
   // The process environment holds both secrets too: nothing of it reaches a child but what it needs.
   const processEnv = { ...env, PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/root' };
   const foremanRecord = path.join(stateRoot, 'fake-foreman-record.jsonl');
+  const foremanScript = path.join(stateRoot, 'fake-foreman-script.json');
+  // No entry for any run: the shim decides from the observation until a test writes a script.
+  const writeForemanScript = (script: Record<string, unknown>) => writeFileSync(foremanScript, JSON.stringify(script));
+  if (opts.foreman) writeForemanScript({ byRunId: {} });
   const decisions = createDecisionRuntime(config, {
     metrics,
     logger,
     env: processEnv,
     simulatedArgusServer: FAKE_ARGUS_MAIN,
-    ...(opts.foreman ? { simulatedForemanShim: fakeForemanPath(), foremanExtraEnv: { FAKE_FOREMAN_RECORD: foremanRecord } } : {}),
+    ...(opts.foreman ? { simulatedForemanShim: fakeForemanPath(), foremanExtraEnv: { FAKE_FOREMAN_RECORD: foremanRecord, FAKE_FOREMAN_SCRIPT: foremanScript } } : {}),
   });
-  const supervisor = await createSupervisor({ config, logger, metrics, decisions });
+  const supervisor = await createSupervisor({ config, logger, metrics, decisions, ...(opts.now ? { now: opts.now } : {}) });
   await supervisor.start({ heartbeat: false, initialSweep: false });
   scope.defer(supervisor, (s) => s.stop());
   const argusHome = decisions.argusHome ?? path.join(stateRoot, 'argus-home');
@@ -108,6 +120,8 @@ export async function decisionWorld(scope: Scope, opts: DecisionWorldOptions = {
       mkdirSync(argusHome, { recursive: true });
       writeFileSync(path.join(argusHome, 'fake-argus-script.json'), JSON.stringify(script));
     },
+    writeForemanScript,
+    foremanRecords: () => (existsSync(foremanRecord) ? readFileSync(foremanRecord, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : []),
     records,
     async modelCalls(runtime) {
       return (await metrics.modelCalls.get()).values.find((v) => v.labels.runtime === runtime)?.value ?? 0;
