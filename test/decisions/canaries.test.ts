@@ -50,7 +50,13 @@ describe('canaries never reach a decision runtime', () => {
     // Foreman runs, asks for Argus; Argus asks the operator; the operator answers with both secrets.
     await w.sweepUntil(() => view(w).pending_question?.source === 'argus');
     expect(await w.modelCalls('foreman')).toBe(1);
-    const answered = await w.act('c1', { action: 'answer', text: `use 1e-4; token ${token}, key ${apiKey}, KEY ${apiKey.toUpperCase()}` });
+    // An answer that carries our secrets is refused at the edge: it never reaches the chart or Argus.
+    const leaky = await w.act('c1', { action: 'answer', text: `use 1e-4; token ${token}, key ${apiKey}, KEY ${apiKey.toUpperCase()}` });
+    expect(leaky).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
+    expect(JSON.stringify(leaky)).not.toContain(token);
+    expect(w.argusMessages()).toHaveLength(1);
+    expect(view(w).pending_question?.source).toBe('argus');
+    const answered = await w.act('c1', { action: 'answer', text: 'use 1e-4 and keep the checkpoint' });
     expect(answered.ok, JSON.stringify(answered)).toBe(true);
     await w.sweepUntil(() => view(w).decisions.last?.outcome === 'approved' && view(w).attention === 'idle');
     await sweeps(w, 2);
@@ -61,9 +67,8 @@ describe('canaries never reach a decision runtime', () => {
     expect(toolCalls(w).map((r) => r.tool)).toEqual(expect.arrayContaining(['argus_project_create', 'argus_message', 'argus_status']));
     expect(w.argusMessages()).toHaveLength(2);
     expect(w.foremanRecords()).toHaveLength(1);
-    // The redactions show the secrets were there to leak, and were taken out.
+    // The redactions show the remote's echoes were there to leak, and were taken out.
     expect(w.argusMessages()[0]!.text).toContain('[REDACTED]');
-    expect(w.argusMessages()[1]!.text).toContain('[REDACTED]');
 
     const secrets = [token, apiKey];
     for (const start of records.filter((r) => r.type === 'start')) {

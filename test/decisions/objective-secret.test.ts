@@ -1,28 +1,40 @@
 /**
- * FAILS ON PURPOSE until the product redacts it (reported to the lead): an objective that
- * carries our own API key (an operator pasting it by mistake) is redacted in the Argus
- * envelope (adapters/argus/envelope.ts neutralises it with our secrets) but is stored verbatim
- * in the campaign document (services/api/campaigns-route.ts passes `req.objective` as is) and
- * shown verbatim in every campaign view. The standard is "secrets never appear in logs,
- * responses or state files"; an operator answer carrying the same key is already kept out of
- * the document (canaries.test.ts), so only the objective leaks.
+ * An objective (or any operator text) carrying our own API key or the remote's token, say an
+ * operator pasting it by mistake, is refused at the edge: nothing is stored, shown, sent to the
+ * remote or handed to a model. (Found by a flow test: the objective was once stored verbatim in
+ * the campaign document and shown in every view, although the Argus envelope redacted it.)
  */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createScope } from '../fixtures/supervisor-harness.js';
 import { decisionWorld } from './decision-world.js';
-import { docText, view } from './flow-helpers.js';
 
 const scope = createScope();
 afterEach(() => scope.dispose());
 
-describe('an objective carrying our API key', () => {
-  it('is not stored or shown verbatim', async () => {
+describe('operator text carrying our own credential', () => {
+  it('an objective with our API key (any case) is refused, and no campaign exists afterwards', async () => {
     const w = await decisionWorld(scope);
     const [taskId] = w.sim.createTasks(1, 'training');
-    const created = await w.supervisor.campaigns({ action: 'create', campaign_id: 'c1', objective: `reach 0.9; api key ${w.apiKey}`, remote_task_id: taskId! });
-    expect(created.ok, JSON.stringify(created)).toBe(true);
-    expect(JSON.stringify(created)).not.toContain(w.apiKey);
-    expect(view(w).objective).not.toContain(w.apiKey);
-    expect(docText(w)).not.toContain(w.apiKey);
+    for (const secret of [w.apiKey, w.apiKey.toUpperCase(), w.token]) {
+      const created = await w.supervisor.campaigns({ action: 'create', campaign_id: 'c1', objective: `reach 0.9; api key ${secret}`, remote_task_id: taskId! });
+      expect(created).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
+      expect(JSON.stringify(created)).not.toContain(secret);
+    }
+    expect(w.supervisor.status().campaigns).toEqual([]);
+    expect(existsSync(path.join(w.stateRoot, 'campaigns', 'c1.json'))).toBe(false);
+  });
+
+  it('an instruction or answer with the remote token is refused before the chart sees it', async () => {
+    const w = await decisionWorld(scope);
+    const [taskId] = w.sim.createTasks(1, 'training');
+    expect((await w.supervisor.campaigns({ action: 'create', campaign_id: 'c1', objective: 'reach 0.9', remote_task_id: taskId! })).ok).toBe(true);
+    const before = JSON.stringify(w.sim.stats().requests);
+    const refused = await w.act('c1', { action: 'intervene', epoch: 1, instruction: `use token ${w.token}` });
+    expect(refused).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
+    const answered = await w.act('c1', { action: 'answer', text: `here: ${w.apiKey}` });
+    expect(answered).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
+    expect(JSON.stringify(w.sim.stats().requests)).toBe(before);
   });
 });
