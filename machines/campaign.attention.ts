@@ -203,7 +203,9 @@ export const attentionState = campaignSetup.createStateConfig({
         // A proposal held for the lease: once we control, check its verdict again and apply it.
         TICK: { guard: and(['decisionHeld', stateIn(READY)]), target: CHECKING, actions: 'clearQuestion' },
         REMOTE_OBSERVED: [
-          { guard: 'remoteReportsBlocked', actions: ['recordWakes', 'holdQuestion'] },
+          // The remote's question takes the card; a proposal held for the lease is dropped with it
+          // (settled as interrupted), or the next tick in control would apply it and clear the question.
+          { guard: 'remoteReportsBlocked', actions: ['recordWakes', 'abandonDecision', 'holdQuestion'] },
           { guard: and(['remoteQuestionWithdrawn', 'observationWakesArgusHere']), target: 'awaiting-review', actions: ['recordWakes', 'clearQuestion', 'takeWake'] },
           { guard: 'remoteQuestionWithdrawn', target: 'idle', actions: ['recordWakes', 'clearQuestion'] },
           { actions: ['recordWakes', 'queueWake'] },

@@ -176,10 +176,14 @@ export function settle(c: CampaignContext, outcome: DecisionOutcome, at: string,
 
 const needsYouDraft = (key: string, summary: string, data: Record<string, unknown>): PublicEventDraft => ({ kind: 'NEEDS_YOU', dedupeKey: `needs-you:${key}`, summary, data: { source: 'argus', ...data } });
 
-/** Argus (its Manager or the dispatched item) asks the operator. */
+/**
+ * Argus (its Manager or the dispatched item) asks the operator. The key names this question,
+ * not only its item: an item that asks again after an answer must get a new key, or its answer
+ * (`answer:<key>`) would look like a turn already sent and its NEEDS_YOU like one already published.
+ */
 export function holdArgusQuestion(c: CampaignContext, at: string, itemId: string | null, question: string): Step {
   const n = c.argus.receipts + 1;
-  const key = itemId ? `argus-${itemId}` : `argus-q${n}`;
+  const key = itemId ? `argus-${itemId}-${n}` : `argus-q${n}`;
   const settled = settle(c, 'question', at, {}, { receipts: n });
   return {
     assign: { ...settled.assign, pendingQuestion: { key, text: question, source: 'argus', askedAt: at, itemId } },

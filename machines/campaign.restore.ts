@@ -49,13 +49,15 @@ export function checkRestorable(persisted: PersistedCampaignMachine): RestoreChe
  * `idle` (its wake is in the wake log; no turn was ever sent for it).
  */
 export function migrateCampaign4to5(snapshot: unknown): unknown {
-  if (!isRecord(snapshot) || !isRecord(snapshot.value) || !isRecord(snapshot.context)) return snapshot;
+  // A paused (or closed) snapshot's value is a string: its context and history migrate all the same.
+  if (!isRecord(snapshot) || !isRecord(snapshot.context)) return snapshot;
   const context = { ...snapshot.context, argus: isRecord(snapshot.context.argus) ? snapshot.context.argus : initialArgusMemory() };
-  const active = snapshot.value.active;
+  const value = isRecord(snapshot.value) ? snapshot.value : null;
+  const active = value?.active;
   const historyValue = isRecord(snapshot.historyValue) ? mapHistory(snapshot.historyValue) : snapshot.historyValue;
   if (!isRecord(active)) return { ...snapshot, context, historyValue };
   const attention = active.attention === 'idle' || active.attention === 'awaiting-review' ? { idle: 'quiet' } : active.attention;
-  return { ...snapshot, context, historyValue, value: { ...snapshot.value, active: { ...active, attention } } };
+  return { ...snapshot, context, historyValue, value: { ...value, active: { ...active, attention } } };
 }
 
 /** An active snapshot carries its long-lived status reader (as the actor itself persists it). */
@@ -87,12 +89,13 @@ export interface SettledRestore {
  * handed on untouched, for XState to refuse.
  */
 export function settleInterrupted(snapshot: unknown, now: string): SettledRestore {
-  if (!isRecord(snapshot) || !isRecord(snapshot.value)) return { snapshot, emitted: [] };
+  if (!isRecord(snapshot)) return { snapshot, emitted: [] };
+  // Paused (a string value): nothing is in flight, but the binding is asked again all the same.
+  if (!isRecord(snapshot.value)) return { snapshot: isRecord(snapshot.context) ? { ...snapshot, context: unverified(snapshot.context) } : snapshot, emitted: [] };
   const children = Object.fromEntries(Object.entries(isRecord(snapshot.children) ? snapshot.children : {}).filter(([id]) => !TRANSIENT_CHILDREN.includes(id)));
   const active = snapshot.value.active;
   if (!isRecord(active) || !isRecord(snapshot.context)) return { snapshot: { ...snapshot, children }, emitted: [] };
-  let context = snapshot.context as unknown as CampaignContext;
-  if (isRecord(context.argus) && context.argus.projectId !== null) context = { ...context, argus: { ...context.argus, bindingVerified: false } };
+  let context = unverified(snapshot.context) as unknown as CampaignContext;
   let attention = active.attention;
   let emitted: CampaignEmitted[] = [];
   const inner = isRecord(attention) ? Object.entries(attention)[0] : undefined;
@@ -119,5 +122,9 @@ export function settleInterrupted(snapshot: unknown, now: string): SettledRestor
     emitted,
   };
 }
+
+/** A bound project must answer `argus_status` again before it is trusted (every restore). */
+const unverified = (context: Record<string, unknown>): Record<string, unknown> =>
+  isRecord(context.argus) && context.argus.projectId !== null ? { ...context, argus: { ...context.argus, bindingVerified: false } } : context;
 
 const isRecord = (raw: unknown): raw is Record<string, unknown> => typeof raw === 'object' && raw !== null && !Array.isArray(raw);

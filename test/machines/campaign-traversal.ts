@@ -1,20 +1,25 @@
 /**
  * The campaign chart's model-based traversal, built once per test file: the chart with every
- * named guard instrumented, the finite alphabet from graph-events.ts, the initial state and
- * the restored roots, and the helpers the invariants read states with.
+ * named guard instrumented, two finite alphabets (graph-events.ts: the authority region with no
+ * decision runtime; graph-decisions.ts: the decision boundaries with a small authority
+ * alphabet), each walked from the initial state and from its restored roots, and the helpers
+ * the invariants read states with. Walking the product of both alphabets at once would cost
+ * the size of one times the other; each alternative alphabet exercises what the other
+ * region does to it, and the coverage and invariants read the union.
  */
 import { createEmptyActor, initialTransition, type ActorLogic, type AnyActorScope, type EventObject, type SnapshotFrom } from 'xstate';
-import { adjacencyMapToArray } from 'xstate/graph';
 import { campaignMachine } from '../../machines/campaign.machine.js';
 import { OPERATOR_RULES, type Rule, type StateProbe } from '../../machines/campaign.rules.js';
-import type { CampaignEvent, OperatorEvent } from '../../machines/campaign.types.js';
+import type { CampaignContext, CampaignEvent, OperatorEvent } from '../../machines/campaign.types.js';
 import { backingOff } from '../../machines/campaign.guards.js';
-import { eventsFor, K_DONE, LATER, NOW, restoredRoots, US } from './graph-events.js';
+import { eventsFor, K_DONE, LATER, NOW, restoredRoots, restoreScope, US } from './graph-events.js';
+import { decisionRoots, eventsForDecisions } from './graph-decisions.js';
 import { instrumentGuards } from './guard-outcomes.js';
-import { declaredTransitions, takenTransitions } from './statechart-coverage.js';
+import { declaredTransitions, namedTransitions, type DeclaredTransition } from './statechart-coverage.js';
 
 export type Snap = SnapshotFrom<typeof campaignMachine>;
 export const A = 'active.authority';
+export const ATT = 'active.attention';
 // The same chart with every named guard recording its outcome during the traversal.
 export const { machine, recorder } = instrumentGuards(campaignMachine);
 // maxAttempts 1 so the attempt bound is reached within the traversal.
@@ -22,10 +27,16 @@ export const INPUT = { campaignId: 'camp-1', controllerId: US, maxAttempts: 1 };
 /**
  * One actor scope for every pure step, collecting the actions instead of running them: what
  * `transition()` from xstate does, minus the throwaway actor it creates per call (whose initial
- * context, built without input, throws: 25% of the traversal's time went there).
+ * context, built without input, throws: 25% of the traversal's time went there). Its system
+ * reports each microstep's transitions (`@xstate.microstep`): that is how a step's taken
+ * arrows, eventless and raised ones included, are named without replaying it.
  */
 let collected: { type: string }[] = [];
+let microTransitions: unknown[] = [];
 const emptyActor = createEmptyActor();
+emptyActor.system.inspect((ev) => {
+  if (ev.type === '@xstate.microstep') microTransitions.push(...((ev as unknown as { _transitions: unknown[] })._transitions ?? []));
+});
 const scope = {
   self: emptyActor,
   logger: () => {},
@@ -40,23 +51,56 @@ const scope = {
 /** The next snapshot and the actions of the whole macrostep (not executed). */
 export function pureStep(s: Snap, e: CampaignEvent): [Snap, { type: string }[]] {
   collected = [];
+  microTransitions = [];
   const next = machine.transition(s, e, scope);
   return [next, collected];
 }
-/** The snapshot after each microstep of a step, and the events it raised (in queue order). */
-export function microsteps(s: Snap, e: EventObject): { snapshots: Snap[]; raised: EventObject[] } {
-  collected = [];
-  const snapshots = machine.microstep(s, e as CampaignEvent, scope);
-  const raised = (collected as { type: string; params?: { event?: EventObject; delay?: unknown } }[])
+/** The events a step raised to the chart itself (in queue order), from its actions. */
+export const raisedBy = (actions: readonly { type: string }[]): EventObject[] =>
+  (actions as { type: string; params?: { event?: EventObject; delay?: unknown } }[])
     .filter((a) => a.type === 'xstate.raise' && a.params?.event && a.params.delay === undefined)
     .map((a) => a.params!.event!);
-  return { snapshots, raised };
-}
+export const raised = (s: Snap, e: CampaignEvent): EventObject[] => raisedBy(pureStep(s, e)[1]);
 // The graph helpers type emitted events as plain EventObject; the machine's are narrower.
 export const graphLogic = machine as unknown as ActorLogic<Snap, CampaignEvent, typeof INPUT>;
 
+/**
+ * A receipt's key is `<kind>-<n>`, n a counter: no later key can equal an earlier one, and every
+ * receipt is answered alike (to Argus, with the operator's words), so one name stands for all.
+ * Argus's own questions keep their item (an item may ask again: its key then repeats).
+ */
+const RECEIPT = /^(answer:)?(interrupted|timeout|failed|unsettled|apply|refused|escalated)-\d+$/;
+const norm = (key: string | null | undefined): string | null => (key == null ? null : key.replace(RECEIPT, '$1receipt'));
+
+/**
+ * The decision memory, as the guards read it: which slots are set, their kinds, and which of
+ * them name the same event (turnAlreadySent, assessmentAlreadyStarted and the verdict's
+ * "latest event" compare keys, never read them). Receipt counters and records are left out.
+ */
+function decisionSignature(c: CampaignContext): unknown {
+  const a = c.argus;
+  const slots = [a.wake?.dedupeKey, a.queued?.dedupeKey, a.sentFor, a.assessedFor, a.mission?.dedupeKey, c.wakes.lastArgusEventKey, c.pendingQuestion && `answer:${c.pendingQuestion.key}`];
+  const same: number[] = [];
+  for (let i = 0; i < slots.length; i++) for (let j = i + 1; j < slots.length; j++) if (slots[i] != null && slots[i] === slots[j]) same.push(i * 10 + j);
+  return [
+    a.projectId !== null,
+    a.bindingVerified,
+    a.bindingLost,
+    a.wake && [norm(a.wake.dedupeKey), a.wake.target, a.wake.argusReady],
+    a.queued && [norm(a.queued.dedupeKey), a.queued.target, a.queued.argusReady],
+    norm(a.sentFor),
+    norm(a.assessedFor),
+    a.mission && [norm(a.mission.dedupeKey), a.mission.itemId, a.mission.deadlineAt],
+    a.held !== null,
+    same,
+  ];
+}
+
 /** Only what changes behaviour: guards read nothing else (counters and timestamps excluded). */
 export function serializeState(s: Snap): string {
+  // A closed campaign takes no event, whatever it remembers; the only row any table reads before
+  // `notClosed` is the answer's first (which holds unless the question is the remote's).
+  if (s.status === 'done') return JSON.stringify({ value: 'closed', question: s.context.pendingQuestion?.source ?? null });
   const c = s.context;
   const paused = s.matches('paused');
   const intent = c.pendingIntent;
@@ -67,11 +111,15 @@ export function serializeState(s: Snap): string {
     lease: c.lease && [c.lease.epoch, c.lease.expiresAt, c.lease.confirmedAt, c.lease.ttlSeconds, c.lease.contextId],
     // The bound guard reads only `attempts < max` (a resolved in-doubt submit may pass max).
     attempts: Math.min(c.attemptsSubmitted, c.maxAttempts),
-    // The readback is read only by the send-margin rule, in journaling.
-    intent: intent && [intent.requestId, intent.kind, isIn(s, `${A}.controlling.journaling`) ? intent.readback : null],
-    question: c.pendingQuestion && [c.pendingQuestion.key, c.pendingQuestion.source],
-    // reviewFreshForEvent compares a verdict's event with this; K_DONE is the only one offered.
-    reviewable: c.wakes.lastArgusEventKey === K_DONE,
+    // The readback is read only by the send-margin rule, in journaling; the decision id by the journal.
+    // An approved proposal's intent: only a submit counts an attempt (its other kinds relay alike).
+    intent: intent && [intent.requestId, intent.decisionId && intent.kind !== 'submit' ? 'review' : intent.kind, isIn(s, `${A}.controlling.journaling`) ? intent.readback : null, intent.decisionId ?? null],
+    question: c.pendingQuestion && [norm(c.pendingQuestion.key), c.pendingQuestion.source],
+    // reviewFreshForEvent compares an operator-fed verdict's event with this; K_DONE is the only
+    // one the authority alphabet offers (it binds no mission). A bound campaign's review is the
+    // chart's own, compared with the mission's event (in `decisions`).
+    reviewable: c.argus.projectId === null ? c.wakes.lastArgusEventKey === K_DONE : null,
+    decisions: decisionSignature(c),
     // statusUnchanged compares fingerprints and needs no failure streak; readDue reads the backoff.
     remote: c.remote?.fingerprint ?? null,
     failing: c.readFailures.consecutive > 0,
@@ -99,67 +147,104 @@ export const inControlling = (s: Snap) => isIn(s, `${A}.controlling`);
 export const emittedBy = (actions: readonly { type: string }[]): string[] =>
   actions.filter((a) => a.type === 'xstate.emit').map((a) => (a as unknown as { params: { event: EventObject } }).params.event.type);
 export const emitted = (s: Snap, e: EventObject): string[] => emittedBy(pureStep(s, e as CampaignEvent)[1]);
+const emittedEventsOf = (actions: readonly { type: string }[]): EventObject[] =>
+  actions.filter((a) => a.type === 'xstate.emit').map((a) => (a as unknown as { params: { event: EventObject } }).params.event);
 
 // ---- the traversal (built once at load) --------------------------------------------------
 
 export type Edge = { state: Snap; event: CampaignEvent; nextState: Snap };
-type Adjacency = Record<string, { state: Snap; transitions: Record<string, { event: CampaignEvent; state: Snap }> }>;
+type Arrow = { event: CampaignEvent; state: Snap; taken: DeclaredTransition[]; emitted: EventObject[]; raises: EventObject[] };
+type Entry = { state: Snap; transitions: Map<string, Arrow> };
+type Adjacency = Map<string, Entry>;
+type ByDefinition = ReturnType<typeof declaredTransitions>['byDefinition'];
 
 /**
- * The adjacency map of `xstate/graph`'s getAdjacencyMap (same shape, same options), walked
- * breadth-first with an index instead of `queue.shift()`: on ~300k edges the library's shift
- * made the walk quadratic (42% of the time). Each state is expanded once, with every event.
+ * A breadth-first walk (an index, not `queue.shift()`: on ~300k edges shift made it quadratic)
+ * expanding each state once with every event of its alphabet, into `adj`; states already in
+ * `adj` are not expanded again. Each step's taken transitions are named as it is taken.
  */
-function adjacency(from: Snap): Adjacency {
-  const adj: Adjacency = {};
-  const queue: Snap[] = [from];
-  adj[serializeState(from)] = { state: from, transitions: {} };
+function walk(adj: Adjacency, roots: Snap[], events: (s: Snap) => CampaignEvent[], byDefinition: ByDefinition, seen: Set<string>): Adjacency {
+  const fresh: Adjacency = new Map();
+  const queue: Snap[] = [];
+  for (const root of roots) {
+    const key = serializeState(root);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    queue.push(root);
+  }
   for (let i = 0; i < queue.length; i++) {
     const state = queue[i]!;
-    const entry = adj[serializeState(state)]!;
-    for (const event of options.events(state)) {
-      const [next] = pureStep(state, event);
-      entry.transitions[serializeEvent(event)] = { event, state: next };
+    const entry: Entry = { state, transitions: new Map() };
+    fresh.set(serializeState(state), entry);
+    adj.set(serializeState(state), entry);
+    for (const event of events(state)) {
+      const [next, actions] = pureStep(state, event);
+      entry.transitions.set(serializeEvent(event), { event, state: next, taken: namedTransitions(byDefinition, microTransitions), emitted: emittedEventsOf(actions), raises: raisedBy(actions) });
       const key = serializeState(next);
-      if (adj[key]) continue;
-      adj[key] = { state: next, transitions: {} };
+      if (seen.has(key)) continue;
+      seen.add(key);
       queue.push(next);
     }
   }
-  return adj;
+  return fresh;
 }
 
-const takeSteps = (edges: Edge[], byDefinition: ReturnType<typeof declaredTransitions>['byDefinition']) =>
-  edges.map((edge) => ({ ...edge, key: serializeEvent(edge.event), taken: takenTransitions(machine, byDefinition, edge.state, edge.event, microsteps as never) }));
-export type Step = ReturnType<typeof takeSteps>[number];
+export interface Step extends Edge {
+  key: string;
+  taken: DeclaredTransition[];
+  /** The events the step emitted (for the host), and those it raised to the chart itself. */
+  emitted: EventObject[];
+  raises: EventObject[];
+  /** Which alphabet offered it. */
+  alphabet: 'authority' | 'decisions';
+}
 
-/**
- * The event types a step emits. A step that takes no transition (in any microstep) runs no
- * action, so it emits nothing: only steps that move are replayed.
- */
-export const emittedOn = (step: Step): string[] => (step.taken.length === 0 ? [] : emitted(step.state, step.event));
+/** The event types a step emitted (recorded as it was taken). */
+export const emittedOn = (step: Step): string[] => step.emitted.map((e) => e.type);
+
+const restoreRoot = (persisted: unknown) => machine.restoreSnapshot(persisted as never, restoreScope()) as Snap;
 
 function traverse() {
   const started = performance.now();
-  const [initial] = initialTransition(machine, INPUT);
-  const fromStart = recorder.during(() => adjacency(initial));
-  const fromRestored = restoredRoots(machine, INPUT).map((root) => recorder.during(() => adjacency(root as Snap)));
-  const edges = adjacencyMapToArray(Object.assign({}, ...fromRestored, fromStart)) as Edge[];
   const { list: declared, byDefinition } = declaredTransitions(machine);
-  const steps = takeSteps(edges, byDefinition);
-  const reachedStates = new Map(edges.map((e) => [serializeState(e.state), e.state]));
+  const [initial] = initialTransition(machine, INPUT);
+  const alphabets = [
+    { name: 'authority' as const, events: (s: Snap) => eventsFor(s), roots: restoredRoots(machine, INPUT) as Snap[] },
+    { name: 'decisions' as const, events: (s: Snap) => eventsForDecisions(s), roots: decisionRoots(machine, INPUT, restoreRoot) as Snap[] },
+  ];
+  const fromStart: Adjacency = new Map();
+  const reachedStates = new Map<string, Snap>();
+  const steps: Step[] = [];
+  const sizes: Record<string, { states: number; edges: number; ms: number }> = {};
+  for (const { name, events, roots } of alphabets) {
+    const t0 = performance.now();
+    const adj: Adjacency = new Map();
+    const seen = new Set<string>();
+    const start = recorder.during(() => walk(adj, [initial], events, byDefinition, seen));
+    recorder.during(() => walk(adj, roots, events, byDefinition, seen));
+    // From the start: a state both alphabets reach has both alphabets' arrows.
+    for (const [key, entry] of start) {
+      const known = fromStart.get(key);
+      if (!known) fromStart.set(key, { state: entry.state, transitions: new Map(entry.transitions) });
+      else for (const [k, t] of entry.transitions) known.transitions.set(k, t);
+    }
+    let edges = 0;
+    // Every state a step leads to was queued, so the walk's entries are all the reached states.
+    for (const [key, { state, transitions }] of adj) {
+      reachedStates.set(key, state);
+      for (const [key, t] of transitions) steps.push({ state, event: t.event, nextState: t.state, key, taken: t.taken, emitted: t.emitted, raises: t.raises, alphabet: name });
+      edges += transitions.size;
+    }
+    sizes[name] = { states: adj.size, edges, ms: Math.round(performance.now() - t0) };
+  }
   const byEvent = new Map<string, Step[]>();
   for (const step of steps) byEvent.set(step.key, [...(byEvent.get(step.key) ?? []), step]);
-  return { fromStart, edges, declared, declaredBy: byDefinition, steps, byEvent, reachedStates, guardOutcomes: recorder.seen(), traversalMs: Math.round(performance.now() - started) };
+  return { fromStart, edges: steps, declared, declaredBy: byDefinition, steps, byEvent, reachedStates, sizes, guardOutcomes: recorder.seen(), traversalMs: Math.round(performance.now() - started) };
 }
 
 let built: ReturnType<typeof traverse> | null = null;
 
-/**
- * The traversal, built on first use inside a test (not at import), once per test file. (The
- * old chart re-derived the steps per test for mutation testing; with the heartbeat region the
- * graph has ~30× the edges, so each test now reads the steps computed once.)
- */
+/** The traversal, built on first use inside a test (not at import), once per test file. */
 export function traversal(): ReturnType<typeof traverse> {
   built ??= traverse();
   return built;
@@ -171,19 +256,20 @@ export interface Path {
 }
 let paths: Path[] | null = null;
 /**
- * The shortest path (fewest events) to every state reached from the start: a breadth-first walk
- * of the adjacency map the traversal already built (walking the chart again would double the cost).
+ * The shortest path (fewest events) to every state reached from the start, by either alphabet:
+ * a breadth-first walk of the arrows the traversal already took (walking the chart again would
+ * double the cost).
  */
 export function shortestPaths(): Path[] {
   if (paths) return paths;
-  const map = traversal().fromStart as Record<string, { state: Snap; transitions: Record<string, { event: CampaignEvent; state: Snap }> }>;
+  const map = traversal().fromStart;
   const [initial] = initialTransition(machine, INPUT);
   const startKey = serializeState(initial);
   const found = new Map<string, Path>([[startKey, { state: initial, steps: [] }]]);
   const queue = [startKey];
   for (let i = 0; i < queue.length; i++) {
     const from = found.get(queue[i]!)!;
-    for (const { event, state } of Object.values(map[queue[i]!]?.transitions ?? {})) {
+    for (const { event, state } of map.get(queue[i]!)?.transitions.values() ?? []) {
       const key = serializeState(state);
       if (found.has(key)) continue;
       found.set(key, { state, steps: [...from.steps, { event, state }] });
@@ -216,11 +302,14 @@ function probeOnce(s: Snap): StateProbe {
     paused,
     authority,
     step,
-    attention: authorityValue ? (authorityValue.attention as string) : 'paused',
+    attention: authorityValue ? topKey(authorityValue.attention) : 'paused',
     heartbeat: authorityValue ? (authorityValue.heartbeat as string) : null,
     effectInFlight: EFFECT_STATES.some((p) => isIn(s, `${A}.${p}`)),
+    questionSource: s.context.pendingQuestion?.source ?? null,
   };
 }
+
+const topKey = (v: unknown): string => (typeof v === 'string' ? v : Object.keys(v as object)[0]!);
 
 export const rowHolds = <E extends OperatorEvent>(rule: Rule<E>, s: Snap, e: E): boolean =>
   'guard' in rule ? rule.holds(s.context, e) : rule.holds(probe(s));
@@ -233,7 +322,4 @@ export function firstFailingRow(s: Snap, e: OperatorEvent): string | null {
 export const rowName = (rule: Rule<never>): string => ('guard' in rule ? rule.guard : rule.where);
 
 /** The events a step emits, in full (pure: `transition` returns actions without running them). */
-export const emittedEvents = (s: Snap, e: CampaignEvent): EventObject[] =>
-  pureStep(s, e)[1]
-    .filter((a) => a.type === 'xstate.emit')
-    .map((a) => (a as unknown as { params: { event: EventObject } }).params.event);
+export const emittedEvents = (s: Snap, e: CampaignEvent): EventObject[] => emittedEventsOf(pureStep(s, e)[1]);

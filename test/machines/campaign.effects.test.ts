@@ -43,6 +43,8 @@ const effects = {
       wakes: [],
       drafts: [],
       remoteBlocked: false,
+      argusAvailable: false,
+      foremanEnabled: false,
     },
   })),
   claimLease: fromPromise<ClaimLeaseOutput, ClaimLeaseInput>(async ({ input }) => {
@@ -120,8 +122,9 @@ describe('campaign effects', () => {
     expect(inputs.renewLease).toEqual([{ ...base, controllerId: US, epoch: EPOCH, contextId: CONTEXT, ttlSeconds: 900 }]);
     expect(inputs.readLease).toEqual([{ ...base, contextId: CONTEXT }, { ...base, contextId: CONTEXT }]);
     expect(inputs.journalIntent).toEqual([
-      { ...base, requestId: 'req-1', kind: 'intervene', epoch: EPOCH, mutation: { kind: 'intervene', instruction: 'lower the lr' }, binding: BOUND },
-      { ...base, requestId: 'amb-2', kind: 'submit', epoch: EPOCH, mutation: { kind: 'submit', text: 'train v3' }, binding: BOUND },
+      // An operator's mutation applies no Argus decision.
+      { ...base, requestId: 'req-1', kind: 'intervene', epoch: EPOCH, mutation: { kind: 'intervene', instruction: 'lower the lr' }, binding: BOUND, decisionId: null },
+      { ...base, requestId: 'amb-2', kind: 'submit', epoch: EPOCH, mutation: { kind: 'submit', text: 'train v3' }, binding: BOUND, decisionId: null },
     ]);
     expect(inputs.relayMutation).toEqual([
       { ...base, controllerId: US, epoch: EPOCH, requestId: 'req-1', mutation: { kind: 'intervene', instruction: 'lower the lr' }, binding: BOUND },

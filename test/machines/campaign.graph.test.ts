@@ -1,17 +1,20 @@
 /**
- * Model-based proof of the campaign's authority rules: enumerate every reachable state under a
- * finite event alphabet (with guard payloads for both branches and the done/error events of
- * all seven invoked effects, the heartbeat's TICK included), from the initial state and from
- * restored roots, then check invariants on every edge and path, compare the declared
- * transitions with the exercised ones (counting those of the events the chart raises to itself
- * within a step: REMOTE_OBSERVED, LEASE_READBACK, LEASE_LAPSED), and check that every named
- * guard was evaluated both true and false. Writes coverage/statechart.json.
+ * Model-based proof of the campaign's authority rules: enumerate every reachable state under
+ * two finite event alphabets (the authority region's, and the decision boundaries' with a small
+ * authority alphabet; guard payloads for both branches and the done/error events of all twelve
+ * invoked effects, the heartbeat's TICK included), from the initial state and from restored
+ * roots, then check invariants on every edge and path, compare the declared transitions (the
+ * eventless ones included) with the exercised ones (counting those of the events the chart
+ * raises to itself within a step: REMOTE_OBSERVED, REMOTE_ANSWERED, MUTATE, LEASE_READBACK,
+ * LEASE_LAPSED), and check that every named guard was evaluated both true and false. Writes
+ * coverage/statechart.json. The decision boundaries' own invariants are campaign.decisions.graph.test.ts.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createActor, fromCallback, fromPromise, initialTransition } from 'xstate';
 import { describe, expect, it } from 'vitest';
-import { explainRefusal, MUTATION_RULES } from '../../machines/campaign.rules.js';
-import type { ClaimLeaseOutput, JournalIntentOutput, MutateEvent, OperatorEvent, ReadLeaseOutput } from '../../machines/campaign.types.js';
+import { ANSWER_RULES, explainRefusal, MUTATION_RULES } from '../../machines/campaign.rules.js';
+import type { ArgusCheckOutput, ClaimLeaseOutput, JournalIntentOutput, MutateEvent, OperatorAnswerEvent, OperatorEvent, ReadLeaseOutput } from '../../machines/campaign.types.js';
+import { approvedMutateEvent, verdict } from '../../machines/campaign.decide.js';
 import { leaseOutlivesSend, readbackShowsOurLease } from '../../machines/campaign.guards.js';
 import {
   A,
@@ -24,30 +27,41 @@ import {
   isIn,
   machine,
   pureStep,
+  raised,
   rowHolds,
   rowName,
   serializeEvent,
   serializeState,
   shortestPaths,
   traversal,
+  type Path,
   type Snap,
 } from './campaign-traversal.js';
-import { claimEvent, EFFECT_ANSWERS, MUTATIONS, READER_ID, US } from './graph-events.js';
+import { ANSWERS, AUTHORITY_EFFECT_ANSWERS, claimEvent, MUTATIONS, READER_ID, US } from './graph-events.js';
+import { DECISION_EFFECT_ANSWERS } from './graph-decisions.js';
 import { guardCoverage, type UnreachableOutcome } from './guard-outcomes.js';
 import { allStateNodes, atomicDescendants, type DeclaredTransition } from './statechart-coverage.js';
 
-/**
- * Guard outcomes no traversal root reaches, each with its reason and the invariant below that
- * proves it. Empty today: every named guard is seen true and false.
- */
-const UNREACHABLE_GUARD_OUTCOMES: UnreachableOutcome[] = [];
+const EFFECT_ANSWERS = { ...AUTHORITY_EFFECT_ANSWERS, ...DECISION_EFFECT_ANSWERS };
+const PROVEN_APPROVES = 'a mission-poll answer that gets past the pending, question, rejected, consumed and observe branches always approves a mutation';
+
+/** Guard outcomes no traversal root reaches, each with its reason and the invariant below that proves it. */
+const UNREACHABLE_GUARD_OUTCOMES: UnreachableOutcome[] = [
+  {
+    guard: 'verdictApprovesMutation',
+    outcome: 'false',
+    reason:
+      'it is asked only after the pending/question/rejected/consumed/observe branches of the same answer failed; what is left is an approved submit, intervene or cancel, and judgeProposal approves a submit only with its text and an intervene only with its instruction, so the MUTATE it becomes always exists',
+    provenBy: PROVEN_APPROVES,
+  },
+];
 const guardOutcomes = () => guardCoverage(machine, traversal().guardOutcomes, UNREACHABLE_GUARD_OUTCOMES);
 
 /** Invariants that explain why a guard side needs a restored root or cannot be reached at all. */
 const INVARIANTS: Record<string, () => void> = {
   'from the start, an intent is held only while verifying, journaling, relaying, in ambiguous-intent, paused or closed': () => {
     let held = 0;
-    for (const { state } of Object.values(traversal().fromStart) as { state: Snap }[]) {
+    for (const { state } of traversal().fromStart.values()) {
       if (state.context.pendingIntent === null) continue;
       held++;
       const steps = ['verifying', 'journaling', 'relaying'].some((step) => isIn(state, `${A}.controlling.${step}`));
@@ -55,6 +69,19 @@ const INVARIANTS: Record<string, () => void> = {
       expect([state.value, holds]).toEqual([state.value, true]);
     }
     expect(held, 'reached states holding an intent').toBeGreaterThan(0);
+  },
+  [PROVEN_APPROVES]: () => {
+    const checks = traversal().steps.filter((e) => (e.event.type as string) === 'xstate.done.actor.argusCheck');
+    let past = 0;
+    for (const e of checks) {
+      const output = (e.event as unknown as { output: ArgusCheckOutput }).output;
+      const v = verdict(e.state.context, output);
+      const earlier = v.status !== 'approved' || (output.ok && output.consumed) || v.kind === 'observe';
+      if (earlier) continue;
+      past++;
+      expect([v, approvedMutateEvent(e.state.context, output) !== null]).toEqual([v, true]);
+    }
+    expect(past, 'check answers that reach the mutation branches').toBeGreaterThan(0);
   },
 };
 
@@ -100,11 +127,11 @@ describe('campaign statechart, by enumeration', { timeout: 240_000 }, () => {
 
   it.each(Object.entries(INVARIANTS))('invariant: %s', (_name, proof) => proof());
 
-  it('offers an answer for each of the seven invoked effects, and nothing else is invoked', () => {
+  it('offers an answer for each of the twelve invoked effects, and nothing else is invoked', () => {
     const invoked = allStateNodes(machine.root).flatMap((n) => n.invoke.map((i) => [i.id, i.src]));
     for (const [id, src] of invoked) expect(id).toBe(src);
     expect(invoked.map(([id]) => id).sort()).toEqual([...Object.keys(EFFECT_ANSWERS), READER_ID].sort());
-    expect(invoked).toHaveLength(7);
+    expect(invoked).toHaveLength(12);
     // Every effect's answers were delivered in a reached state, the reader's as READ_DONE / READ_CRASHED.
     const answered = new Set(traversal().steps.map((e) => /^xstate\.done\.actor\.(.+)$/.exec(e.event.type)?.[1]).filter(Boolean));
     expect([...answered].sort()).toEqual(Object.keys(EFFECT_ANSWERS).sort());
@@ -127,19 +154,33 @@ describe('campaign statechart, by enumeration', { timeout: 240_000 }, () => {
     expect(withRelay, 'reached states with a relay child').toBeGreaterThan(0);
   });
 
-  it('starts a relay only from controlling.ready, by MUTATE with every rule holding, then a readback that shows us, then a journal write in time', () => {
+  it('starts a relay only from controlling.ready, by MUTATE (the operator\'s, or raised by an approved proposal) or an answer to the remote\'s question with every rule holding, then a readback that shows us, then a journal write in time', () => {
     const { steps } = traversal();
     const step = (p: string) => `${A}.controlling.${p}`;
     const entries = (p: string) => steps.filter((e) => isIn(e.nextState, step(p)) && !isIn(e.state, step(p)));
     const verifying = entries('verifying');
+    const by = new Set<string>();
     expect(verifying.length).toBeGreaterThan(0);
     for (const e of verifying) {
-      expect(e.event.type).toBe('MUTATE');
       expect(isIn(e.state, step('ready'))).toBe(true);
-      for (const rule of MUTATION_RULES) expect([rowName(rule), rowHolds(rule, e.state, e.event as MutateEvent)]).toEqual([rowName(rule), true]);
-      const m = e.event as MutateEvent;
-      expect(e.nextState.context.pendingIntent).toEqual({ requestId: m.requestId, kind: m.mutation.kind, epoch: m.epoch, mutation: m.mutation, binding: m.binding, readback: null });
+      if (e.event.type === 'OPERATOR_ANSWER') {
+        by.add('answer');
+        const a = e.event as OperatorAnswerEvent;
+        expect(e.state.context.pendingQuestion?.source).toBe('remote');
+        for (const rule of ANSWER_RULES) expect([rowName(rule), rowHolds(rule, e.state, a)]).toEqual([rowName(rule), true]);
+        const mutation = { kind: 'answer', text: a.answer, questionKey: a.questionKey };
+        expect(e.nextState.context.pendingIntent).toEqual({ requestId: a.requestId, kind: 'answer', epoch: e.state.context.lease!.epoch, mutation, binding: a.binding, readback: null, decisionId: null });
+        continue;
+      }
+      // The operator's MUTATE, or the one an approved proposal raised within the mission poll's answer.
+      const m = (e.event.type === 'MUTATE' ? e.event : raised(e.state, e.event).find((r) => r.type === 'MUTATE')) as MutateEvent | undefined;
+      expect([e.event.type, m?.type]).toEqual([e.event.type === 'MUTATE' ? 'MUTATE' : 'xstate.done.actor.argusCheck', 'MUTATE']);
+      by.add(m!.approval.kind === 'review' && e.event.type !== 'MUTATE' ? 'raised' : 'mutate');
+      for (const rule of MUTATION_RULES) expect([rowName(rule), rowHolds(rule, e.state, m!)]).toEqual([rowName(rule), true]);
+      const decisionId = m!.approval.kind === 'review' ? m!.approval.decisionId : null;
+      expect(e.nextState.context.pendingIntent).toEqual({ requestId: m!.requestId, kind: m!.mutation.kind, epoch: m!.epoch, mutation: m!.mutation, binding: m!.binding, readback: null, decisionId });
     }
+    expect([...by].sort()).toEqual(['answer', 'mutate', 'raised']);
     const journaling = entries('journaling');
     expect(journaling.length).toBeGreaterThan(0);
     for (const e of journaling) {
@@ -152,8 +193,8 @@ describe('campaign statechart, by enumeration', { timeout: 240_000 }, () => {
     expect(relaying.length).toBeGreaterThan(0);
     for (const e of relaying) {
       expect([isIn(e.state, step('journaling')), e.event.type]).toEqual([true, 'xstate.done.actor.journalIntent']);
-      const { journaledAt } = (e.event as unknown as { output: JournalIntentOutput }).output;
-      expect(leaseOutlivesSend(e.state.context.pendingIntent!.readback, journaledAt)).toBe(true);
+      const { journaledAt, refusedCode } = (e.event as unknown as { output: JournalIntentOutput }).output;
+      expect([refusedCode, leaseOutlivesSend(e.state.context.pendingIntent!.readback, journaledAt)]).toEqual([null, true]);
     }
   });
 
@@ -161,6 +202,17 @@ describe('campaign statechart, by enumeration', { timeout: 240_000 }, () => {
     for (const { breaks, event } of MUTATIONS.filter((m) => m.breaks !== null)) {
       const tries = (traversal().byEvent.get(serializeEvent(event)) ?? []).filter((e) => isIn(e.state, `${A}.controlling.ready`));
       expect(tries.length, `MUTATE breaking ${breaks} was tried`).toBeGreaterThan(0);
+      for (const e of tries) {
+        expect(isIn(e.nextState, `${A}.controlling.verifying`)).toBe(false);
+        expect(explainRefusal(e.state, event)).toBe(breaks);
+      }
+    }
+  });
+
+  it("refuses each broken answer rule for the remote's question in controlling.ready, with the code the services report", () => {
+    for (const { breaks, event } of ANSWERS.filter((a) => a.breaks !== null)) {
+      const tries = (traversal().byEvent.get(serializeEvent(event)) ?? []).filter((e) => isIn(e.state, `${A}.controlling.ready`) && e.state.context.pendingQuestion?.source === 'remote');
+      expect(tries.length, `answer breaking ${breaks} was tried`).toBeGreaterThan(0);
       for (const e of tries) {
         expect(isIn(e.nextState, `${A}.controlling.verifying`)).toBe(false);
         expect(explainRefusal(e.state, event)).toBe(breaks);
@@ -268,18 +320,22 @@ describe('campaign statechart, by enumeration', { timeout: 240_000 }, () => {
     expect([...via]).toContain('READ_DONE');
     const all = shortestPaths();
     // Every state reached from the start has its path.
-    expect(all.length).toBe(Object.keys(traversal().fromStart).length);
+    expect(all.length).toBe(traversal().fromStart.size);
+    // Each path is its parent's (one event shorter, met earlier: breadth first) plus one step,
+    // replayed here from the parent's replayed snapshot: every path is replayed from the start.
+    const replayed = new Map<Path['steps'][number] | undefined, { snapshot: Snap; entries: number; emissions: number }>([
+      [undefined, { snapshot: initialTransition(machine, INPUT)[0], entries: 0, emissions: 0 }],
+    ]);
     for (const path of all) {
-      let snapshot = initialTransition(machine, INPUT)[0];
-      let entries = 0;
-      let emissions = 0;
-      for (const step of path.steps) {
-        const [next, actions] = pureStep(snapshot, step.event);
-        if (isIn(next, lostPath) && !isIn(snapshot, lostPath)) entries++;
-        emissions += emittedBy(actions).filter((t) => t === 'CONTROL_LOST').length;
-        snapshot = next;
-      }
-      expect(emissions).toBe(entries);
+      if (path.steps.length === 0) continue;
+      const parent = replayed.get(path.steps[path.steps.length - 2])!;
+      const step = path.steps[path.steps.length - 1]!;
+      const [next, actions] = pureStep(parent.snapshot, step.event);
+      const entered = isIn(next, lostPath) && !isIn(parent.snapshot, lostPath) ? 1 : 0;
+      const at = { snapshot: next, entries: parent.entries + entered, emissions: parent.emissions + emittedBy(actions).filter((t) => t === 'CONTROL_LOST').length };
+      replayed.set(step, at);
+      expect(serializeState(next)).toBe(serializeState(path.state));
+      expect(at.emissions).toBe(at.entries);
     }
   });
 
@@ -342,11 +398,19 @@ describe('campaign statechart, by enumeration', { timeout: 240_000 }, () => {
     const silent = fromCallback(() => {});
     const ids = Object.keys(EFFECT_ANSWERS);
     const live = machine.provide({ actors: { ...Object.fromEntries(ids.map((id) => [id, never])), [READER_ID]: silent } as never });
+    // A path that is the start of a longer one is checked on the way along that one.
+    const prefixes = new Set(shortestPaths().flatMap((p) => p.steps.slice(0, -1)));
+    let checked = 0;
     for (const path of shortestPaths()) {
+      if (path.steps.length > 0 && prefixes.has(path.steps[path.steps.length - 1]!)) continue;
       const actor = createActor(live, { input: INPUT }).start();
-      for (const step of path.steps) actor.send(step.event);
-      expect(serializeState(actor.getSnapshot())).toBe(serializeState(path.state));
+      for (const step of path.steps) {
+        actor.send(step.event);
+        expect(serializeState(actor.getSnapshot())).toBe(serializeState(step.state));
+        checked++;
+      }
       actor.stop();
     }
+    expect(checked + 1, 'states checked (the initial one by every actor)').toBeGreaterThanOrEqual(shortestPaths().length);
   });
 });

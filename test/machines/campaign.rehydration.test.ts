@@ -19,11 +19,11 @@ import type {
   RenewLeaseInput,
   RenewLeaseOutput,
 } from '../../machines/campaign.types.js';
-import { checkRestorable } from '../../machines/campaign.restore.js';
+import { checkRestorable, settleInterrupted } from '../../machines/campaign.restore.js';
 import { isQuiescent } from '../../machines/campaign.version.js';
 import { readerOf } from '../fixtures/ask-reader.js';
 import { allStateNodes } from './statechart-coverage.js';
-import { claimEvent, EPOCH, FULL, LATER, mutateEvent, NOW, OURS, READ_BLOCKED, tick } from './graph-events.js';
+import { answerEvent, claimEvent, EPOCH, FULL, LATER, mutateEvent, NOW, OURS, READ_BLOCKED, tick } from './graph-events.js';
 
 const INPUT = { campaignId: 'camp-1', maxAttempts: 2 };
 
@@ -67,6 +67,12 @@ async function controllingActor(machine: ReturnType<typeof wired>) {
 
 /** What the store does: JSON on disk, with the version beside it. */
 const throughDisk = (snapshot: unknown) => JSON.parse(JSON.stringify({ version: CAMPAIGN_MACHINE_VERSION, snapshot })) as { version: string; snapshot: unknown };
+/** What the host does with it (campaign-host.ts): refuse an unknown version, then settle what was in flight. */
+function hostRestore(stored: { version: string; snapshot: unknown }): unknown {
+  const check = checkRestorable(stored);
+  if (!check.ok) throw new Error(`expected a restorable snapshot, got ${check.version}`);
+  return settleInterrupted(check.snapshot, NOW).snapshot;
+}
 
 describe('campaign actor: persist and restore', () => {
   it('round-trips a quiescent snapshot with getPersistedSnapshot()', async () => {
@@ -125,9 +131,7 @@ describe('campaign actor: persist and restore', () => {
     actor.stop();
     const read = vi.fn(quietRead);
     // The host's restore path: the read in flight is not answered by a restarted reader.
-    const check = checkRestorable(stored);
-    if (!check.ok) throw new Error('expected a restorable snapshot');
-    const restored = createActor(wired({ read, relay }), { snapshot: check.snapshot as never, input: INPUT }).start();
+    const restored = createActor(wired({ read, relay }), { snapshot: hostRestore(stored) as never, input: INPUT }).start();
     expect(restored.getSnapshot().matches({ active: { heartbeat: 'idle' } })).toBe(true);
     expect(read).not.toHaveBeenCalled();
     restored.send(tick());
@@ -155,11 +159,10 @@ describe('campaign actor: persist and restore', () => {
         children: { ...rest, readStatus: { snapshot: { status: 'active', input: {} }, src: 'readStatus', syncSnapshot: false } },
       },
     };
-    const check = checkRestorable(v3);
-    if (!check.ok) throw new Error('campaign@3 must restore');
-    expect(Object.keys((check.snapshot as { children: object }).children)).toEqual(['statusReader']);
+    const snapshot = hostRestore(v3);
+    expect(Object.keys((snapshot as { children: object }).children)).toEqual(['statusReader']);
     const read = vi.fn(quietRead);
-    const restored = createActor(wired({ read }), { snapshot: check.snapshot as never, input: INPUT }).start();
+    const restored = createActor(wired({ read }), { snapshot: snapshot as never, input: INPUT }).start();
     expect(restored.getSnapshot().matches({ active: { heartbeat: 'idle' } })).toBe(true);
     restored.send(tick());
     await waitFor(restored, (s) => s.matches({ active: { heartbeat: 'idle' } }) && read.mock.calls.length === 1);
@@ -204,14 +207,15 @@ describe('campaign actor: persist and restore', () => {
     actor.stop();
   });
 
-  it('refuses campaign@2 and any unknown machine version (the caller fails closed); restores campaign@3 and @4', () => {
-    expect(CAMPAIGN_MACHINE_VERSION).toBe('campaign@4');
+  it('refuses campaign@2 and any unknown machine version (the caller fails closed); restores campaign@3, @4 and @5', () => {
+    expect(CAMPAIGN_MACHINE_VERSION).toBe('campaign@5');
     expect(checkRestorable({ version: 'campaign@2', snapshot: {} })).toEqual({ ok: false, code: 'machine_version_unknown', version: 'campaign@2' });
     expect(checkRestorable({ version: 'campaign@0', snapshot: {} })).toEqual({ ok: false, code: 'machine_version_unknown', version: 'campaign@0' });
     expect(checkRestorable({ version: 'campaign@999', snapshot: {} }).ok).toBe(false);
     // Not snapshot-shaped: handed on untouched, for XState to refuse.
     expect(checkRestorable({ version: 'campaign@3', snapshot: { x: 1 } })).toEqual({ ok: true, snapshot: { x: 1 } });
     expect(checkRestorable({ version: 'campaign@4', snapshot: { x: 1 } })).toEqual({ ok: true, snapshot: { x: 1 } });
+    expect(checkRestorable({ version: 'campaign@5', snapshot: { x: 1 } })).toEqual({ ok: true, snapshot: { x: 1 } });
   });
 });
 
@@ -254,9 +258,10 @@ describe('campaign actor: behaviour with real effects', () => {
     expect(explainRefusal(actor.getSnapshot(), submit('req-3'))).toBe('attempt_limit_reached');
   });
 
-  it('pause drops control; resume observes and returns attention to where it was', async () => {
+  it("pause drops control; resume observes and returns attention to where it was; the remote's question is answered once control is claimed again", async () => {
     const read = async (input: ReadStatusInput): Promise<ReadStatusOutput> => ({ ...READ_BLOCKED, requestedAt: input.now, readback: { ...OURS, readAt: input.now } }) as ReadStatusOutput;
-    const actor = await controllingActor(wired({ read }));
+    const relay = vi.fn(applied);
+    const actor = await controllingActor(wired({ read, relay }));
     const wakes = vi.fn();
     actor.on('WAKE_REQUESTED', wakes);
     actor.send(tick());
@@ -269,9 +274,17 @@ describe('campaign actor: behaviour with real effects', () => {
     expect(explainRefusal(actor.getSnapshot(), submit('req-1'))).toBe('campaign_paused');
     actor.send({ type: 'RESUME', now: NOW });
     expect(actor.getSnapshot().value).toEqual({ active: { authority: 'observing', attention: 'needs-you', heartbeat: 'idle' } });
-    expect(explainRefusal(actor.getSnapshot(), { type: 'OPERATOR_ANSWER', questionKey: 'old', answer: 'x' })).toBe('question_stale');
-    actor.send({ type: 'OPERATOR_ANSWER', questionKey: key, answer: 'v2' });
-    expect(actor.getSnapshot().value).toEqual({ active: { authority: 'observing', attention: 'awaiting-review', heartbeat: 'idle' } });
+    expect(explainRefusal(actor.getSnapshot(), answerEvent({ questionKey: 'old', answer: 'x' }))).toBe('question_stale');
+    // The remote's own question is answered by a fenced message to its task: only with the lease.
+    expect(explainRefusal(actor.getSnapshot(), answerEvent({ questionKey: key, answer: 'v2' }))).toBe('lease_required');
+    actor.send(answerEvent({ questionKey: key, answer: 'v2' }));
+    expect(actor.getSnapshot().value).toEqual({ active: { authority: 'observing', attention: 'needs-you', heartbeat: 'idle' } });
+    actor.send(claimEvent());
+    await waitFor(actor, (s) => s.matches(READY));
+    actor.send(answerEvent({ questionKey: key, answer: 'v2', requestId: 'req-ans' }));
+    await waitFor(actor, (s) => s.matches(READY) && s.context.pendingIntent === null);
+    expect(relay).toHaveBeenCalledWith(expect.objectContaining({ requestId: 'req-ans', epoch: EPOCH, mutation: { kind: 'answer', text: 'v2', questionKey: key } }));
+    expect(actor.getSnapshot().value).toEqual({ active: { authority: { controlling: 'ready' }, attention: { idle: 'quiet' }, heartbeat: 'idle' } });
     expect(actor.getSnapshot().context.pendingQuestion).toBeNull();
   });
 
@@ -279,7 +292,9 @@ describe('campaign actor: behaviour with real effects', () => {
     const actor = createActor(campaignMachine, { input: INPUT }).start();
     expect(explainRefusal(actor.getSnapshot(), claimEvent({ ttlSeconds: 5 }))).toBe('ttl_out_of_bounds');
     expect(explainRefusal(actor.getSnapshot(), { type: 'RESOLVE_INTENT', capabilities: FULL })).toBe('intent_not_found');
-    expect(explainRefusal(actor.getSnapshot(), { type: 'OPERATOR_ANSWER', questionKey: 'q', answer: 'a' })).toBe('no_pending_question');
+    expect(explainRefusal(actor.getSnapshot(), answerEvent({ questionKey: 'q', answer: 'a' }))).toBe('no_pending_question');
+    expect(explainRefusal(actor.getSnapshot(), { type: 'BIND_MISSION', argusAvailable: false })).toBe('argus_unavailable');
+    expect(explainRefusal(actor.getSnapshot(), { type: 'BIND_MISSION', argusAvailable: true })).toBeNull();
     expect(explainRefusal(actor.getSnapshot(), { type: 'RESUME', now: NOW })).toBe('not_paused');
     expect(explainRefusal(actor.getSnapshot(), claimEvent())).toBeNull();
     actor.send({ type: 'CLOSE' });

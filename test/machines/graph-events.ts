@@ -1,12 +1,17 @@
 /**
- * The finite event alphabet the model-based test feeds to every state: each guard gets a
+ * The finite event alphabet of the AUTHORITY traversal, fed to every state: each guard gets a
  * payload that makes it true and one that makes it false, and every invoked effect gets its
  * `xstate.done.actor.<id>` outputs and its `xstate.error.actor.<id>`; the long-lived status
  * reader's answers are READ_DONE (each read output) and READ_CRASHED. The remote is seen only
- * through TICK and the status read's outputs: REMOTE_OBSERVED, LEASE_READBACK and LEASE_LAPSED
- * are raised by the chart itself, never fed from outside. A guard that reads only context gets
- * its false side from a restored root (below) when no event can produce it; the graph test's
- * guard-outcome coverage checks both sides of every named guard.
+ * through TICK and the status read's outputs: REMOTE_OBSERVED, REMOTE_ANSWERED, LEASE_READBACK
+ * and LEASE_LAPSED are raised by the chart itself, never fed from outside. A guard that reads
+ * only context gets its false side from a restored root (below) when no event can produce it;
+ * the graph test's guard-outcome coverage checks both sides of every named guard.
+ *
+ * Here no decision runtime can run (every read says `argusAvailable: false, foremanEnabled:
+ * false`, no mission is bound), so attention is only ever idle or the remote's own question:
+ * the authority product stays the size it was. The decision boundaries have their own
+ * traversal and alphabet (graph-decisions.ts), with a small authority alphabet of their own.
  */
 import { createEmptyActor, initialTransition, transition, type AnyActorScope, type SnapshotFrom } from 'xstate';
 import type { CampaignMachine } from '../../machines/campaign.machine.js';
@@ -19,6 +24,7 @@ import type {
   LeaseReadback,
   MutateEvent,
   ObserveEvent,
+  OperatorAnswerEvent,
   OperatorClaimEvent,
   ReadBackIntentOutput,
   ReadLeaseOutput,
@@ -35,7 +41,7 @@ export const US = 'argus-openoperator';
 export const EPOCH = 7;
 export const NOW = '2030-01-01T00:00:10.000Z';
 export const READ_AT = '2030-01-01T00:00:05.000Z';
-const EXPIRES = '2030-01-01T00:10:00.000Z';
+export const EXPIRES = '2030-01-01T00:10:00.000Z';
 /** Two beats before expiry of a 600 s lease: the renewal is due. */
 export const LATER = '2030-01-01T00:08:00.000Z';
 /** After our lease expired: a failed read then lets the lease lapse. */
@@ -58,16 +64,15 @@ export const FULL: RemoteCapabilities = { claim: true, renew: true, release: tru
 /** The event that last woke Argus in the good path; a fresh review must name it. */
 export const K_DONE = 'attempt:task-1:att-1:terminal';
 export const K_BLOCK = 'blocked:task-1:att-1:input-required:q1';
-export const ARGUS_Q = 'argus-q1';
 export const REQ = 'req-1';
 
-const wake = (target: WakeRequest['target'], cls: SignificantEvent['class'], reason: WakeRequest['reason'], key: string): WakeRequest => ({
+export const wake = (target: WakeRequest['target'], cls: SignificantEvent['class'], reason: WakeRequest['reason'], key: string): WakeRequest => ({
   target,
   reason,
   eventClass: cls,
   dedupeKey: key,
 });
-const draft = (kind: PublicEventDraft['kind'], key: string): PublicEventDraft => ({ kind, dedupeKey: key, summary: kind, data: {} });
+export const draft = (kind: PublicEventDraft['kind'], key: string): PublicEventDraft => ({ kind, dedupeKey: key, summary: kind, data: {} });
 
 // ---- operator events --------------------------------------------------------------------
 
@@ -137,6 +142,37 @@ export const MUTATIONS: { breaks: string | null; event: MutateEvent }[] = [
   { breaks: null, event: mutateEvent({ mutation: { kind: 'cancel', reason: 'stop' }, boundTaskState: 'working' }) },
 ];
 
+/**
+ * An operator's answer on which every rule holds (for the remote's question K_BLOCK: a fenced
+ * mutation, so it carries a mutation's facts); `over` breaks the one a test is about.
+ */
+export const answerEvent = (over: Partial<OperatorAnswerEvent> = {}): OperatorAnswerEvent => ({
+  type: 'OPERATOR_ANSWER',
+  questionKey: K_BLOCK,
+  answer: 'use v2',
+  now: NOW,
+  argusAvailable: true,
+  requestId: 'req-answer',
+  mutationInFlight: false,
+  boundTaskState: 'input-required',
+  capabilities: FULL,
+  binding: BOUND,
+  ...over,
+});
+
+/** Every answer variant of the authority traversal, named by the ANSWER row it breaks for the remote's question. */
+export const ANSWERS: { breaks: string | null; event: OperatorAnswerEvent }[] = [
+  { breaks: null, event: answerEvent() },
+  { breaks: 'question_stale', event: answerEvent({ questionKey: 'not-the-question', answer: 'late' }) },
+  { breaks: 'mutation_in_progress', event: answerEvent({ mutationInFlight: true }) },
+  { breaks: 'remote_unavailable', event: answerEvent({ capabilities: null }) },
+  { breaks: 'unsupported_capability', event: answerEvent({ capabilities: { ...FULL, epochEnforced: false } }) },
+  { breaks: 'unsupported_capability', event: answerEvent({ capabilities: { ...FULL, submit: false } }) },
+  { breaks: 'no_remote_task', event: answerEvent({ binding: { taskId: null, contextId: CONTEXT } }) },
+  // Boundary of the lease copy, as for MUTATE.
+  { breaks: 'lease_not_held', event: answerEvent({ now: EXPIRES }) },
+];
+
 export const tick = (over: Partial<TickEvent> = {}): TickEvent => ({ type: 'TICK', now: NOW, cadenceMs: CADENCE_MS, binding: BOUND, ...over });
 export const TICKS: TickEvent[] = [
   tick(),
@@ -155,7 +191,7 @@ export const OBSERVES: ObserveEvent[] = [observe(), observe({ binding: UNBOUND }
 export const done = (id: string, output: unknown) => ({ type: `xstate.done.actor.${id}`, output }) as unknown as CampaignEvent;
 export const error = (id: string) => ({ type: `xstate.error.actor.${id}`, error: new Error('boom') }) as unknown as CampaignEvent;
 
-const view = (fingerprint: string, state: RemoteView['state']): RemoteView => ({
+export const view = (fingerprint: string, state: RemoteView['state']): RemoteView => ({
   taskId: TASK,
   contextId: CONTEXT,
   state,
@@ -171,8 +207,8 @@ const view = (fingerprint: string, state: RemoteView['state']): RemoteView => ({
   observedAt: NOW,
 });
 
-type Observation = NonNullable<Extract<ReadStatusOutput, { ok: true }>['observation']>;
-const read = (fingerprint: string, readback: LeaseReadback | null, observation: Observation | null, requestedAt = NOW): ReadStatusOutput => ({
+export type Observation = NonNullable<Extract<ReadStatusOutput, { ok: true }>['observation']>;
+export const read = (fingerprint: string, readback: LeaseReadback | null, observation: Observation | null, requestedAt = NOW): ReadStatusOutput => ({
   ok: true,
   requestedAt,
   fingerprint,
@@ -185,6 +221,9 @@ const observation = (fingerprint: string, over: Partial<Observation>): Observati
   wakes: [],
   drafts: [],
   remoteBlocked: false,
+  // No decision runtime in the authority traversal: wakes are recorded, nobody is woken.
+  argusAvailable: false,
+  foremanEnabled: false,
   ...over,
 });
 
@@ -283,8 +322,8 @@ export const READ_BACK_OUTPUTS: ReadBackIntentOutput[] = [
   { requestId: 'req-other', status: 'applied', taskId: null },
 ];
 
-/** Every invoked promise effect with its answers (the graph test checks the six are all here). */
-export const EFFECT_ANSWERS: Record<string, unknown[]> = {
+/** The authority effects with their answers (the decision effects' are in graph-decisions.ts). */
+export const AUTHORITY_EFFECT_ANSWERS: Record<string, unknown[]> = {
   claimLease: CLAIM_OUTPUTS,
   renewLease: RENEW_OUTPUTS,
   readLease: READ_LEASE_OUTPUTS,
@@ -302,20 +341,14 @@ export const GRAPH_EVENTS: CampaignEvent[] = [
   ...MUTATIONS.map((m) => m.event),
   ...TICKS,
   ...OBSERVES,
-  ...Object.entries(EFFECT_ANSWERS).flatMap(([id, outputs]) => [...outputs.map((o) => done(id, o)), error(id)]),
+  ...Object.entries(AUTHORITY_EFFECT_ANSWERS).flatMap(([id, outputs]) => [...outputs.map((o) => done(id, o)), error(id)]),
   ...READ_ANSWERS,
   // intent in doubt and its resolution
   { type: 'INTENT_IN_DOUBT', requestId: REQ, kind: 'submit' },
   { type: 'RESOLVE_INTENT', capabilities: FULL },
   { type: 'RESOLVE_INTENT', capabilities: null },
-  // attention
-  { type: 'OPERATOR_ANSWER', questionKey: K_BLOCK, answer: 'use v2' },
-  { type: 'OPERATOR_ANSWER', questionKey: ARGUS_Q, answer: 'yes' },
-  { type: 'OPERATOR_ANSWER', questionKey: 'not-the-question', answer: 'late' },
-  { type: 'FOREMAN_ASSESSED', eventKey: 'artifact:task-1:ckpt', wakeArgus: true },
-  { type: 'FOREMAN_ASSESSED', eventKey: 'artifact:task-1:ckpt', wakeArgus: false },
-  { type: 'ARGUS_ASKED', questionKey: ARGUS_Q, question: 'Stop the run?', now: NOW },
-  { type: 'ARGUS_TURN_SETTLED' },
+  // attention: the remote's own question, answered as a fenced mutation
+  ...ANSWERS.map((a) => a.event),
   // lifecycle
   { type: 'PAUSE' },
   { type: 'RESUME', now: NOW },
@@ -327,9 +360,9 @@ export const GRAPH_EVENTS: CampaignEvent[] = [
  * and the reader's answers only while a read is asked (`heartbeat.reading`), as in life (XState
  * treats an unhandled `xstate.error.actor.*` as the machine's own error).
  */
-export function eventsFor(snapshot: { children: Record<string, unknown>; matches(value: unknown): boolean }): CampaignEvent[] {
+export function eventsFor(snapshot: { children: Record<string, unknown>; matches(value: unknown): boolean }, alphabet: readonly CampaignEvent[] = GRAPH_EVENTS): CampaignEvent[] {
   const reading = snapshot.matches({ active: { heartbeat: 'reading' } });
-  return GRAPH_EVENTS.filter((e) => {
+  return alphabet.filter((e) => {
     if (e.type === 'READ_DONE' || e.type === 'READ_CRASHED') return reading;
     const effect = /^xstate\.(?:done|error)\.actor\.(.+)$/.exec(e.type)?.[1];
     return effect === undefined || effect in snapshot.children;
@@ -360,7 +393,7 @@ export function restoredRoots(machine: CampaignMachine, input: CampaignInput): S
 }
 
 /** A scope for restoring a root outside any actor (its children are created, never started). */
-function restoreScope(): AnyActorScope {
+export function restoreScope(): AnyActorScope {
   const empty = createEmptyActor();
   return { self: empty, system: empty.system, logger: () => {}, id: '', sessionId: 'roots', defer: () => {}, stopChild: () => {}, emit: () => {}, actionExecutor: () => {} } as unknown as AnyActorScope;
 }

@@ -1,9 +1,10 @@
 /**
- * Declared transitions, read from the machine definition itself (every state node's
- * `transitions`, one entry per guarded branch), and a way to name the branch a step took.
- * Together they give "X of Y transitions exercised" without trusting the traversal to say so.
+ * Declared transitions, read from the machine definition itself (every state node's `on`,
+ * invoke answers and `always` arrows, one entry per guarded branch), and a way to name the
+ * branches a step took. Together they give "X of Y transitions exercised" without trusting the
+ * traversal to say so.
  */
-import { type AnyMachineSnapshot, type AnyStateMachine, type AnyStateNode, type EventObject } from 'xstate';
+import type { AnyStateMachine, AnyStateNode } from 'xstate';
 
 export interface DeclaredTransition {
   /** `source --event[#branch]--> targets`, stable across runs. */
@@ -38,53 +39,41 @@ export function allStateNodes(node: AnyStateNode): AnyStateNode[] {
 export function declaredTransitions(machine: AnyStateMachine): { list: DeclaredTransition[]; byDefinition: Map<TransitionDefinition, DeclaredTransition> } {
   const list: DeclaredTransition[] = [];
   const byDefinition = new Map<TransitionDefinition, DeclaredTransition>();
+  const declare = (node: AnyStateNode, event: string, definitions: readonly TransitionDefinition[]) =>
+    definitions.forEach((definition, branch) => {
+      const targets = (definition.target ?? []).map((t: AnyStateNode) => t.id);
+      const guard = guardLabel(definition.guard);
+      const declared: DeclaredTransition = {
+        id: `${node.id} --${event}[#${branch}${guard ? ` ${guard}` : ''}]--> ${targets.length ? targets.join(' + ') : '(stay)'}`,
+        source: node.id,
+        event,
+        branch,
+        guard,
+        targets,
+      };
+      list.push(declared);
+      byDefinition.set(definition, declared);
+    });
   for (const node of allStateNodes(machine.root)) {
-    for (const [event, definitions] of node.transitions) {
-      definitions.forEach((definition, branch) => {
-        const targets = (definition.target ?? []).map((t: AnyStateNode) => t.id);
-        const guard = guardLabel(definition.guard);
-        const declared: DeclaredTransition = {
-          id: `${node.id} --${event}[#${branch}${guard ? ` ${guard}` : ''}]--> ${targets.length ? targets.join(' + ') : '(stay)'}`,
-          source: node.id,
-          event,
-          branch,
-          guard,
-          targets,
-        };
-        list.push(declared);
-        byDefinition.set(definition, declared);
-      });
-    }
+    for (const [event, definitions] of node.transitions) declare(node, event, definitions);
+    // Eventless (`always`) transitions are not in `transitions`: they are declared arrows too.
+    if (node.always?.length) declare(node, 'always', node.always as TransitionDefinition[]);
   }
   return { list, byDefinition };
 }
 
 /**
- * The declared transitions a step actually takes (one per region per microstep), guards
- * evaluated, including the transitions of the events the chart raises to itself during the
- * step (REMOTE_OBSERVED, LEASE_READBACK, LEASE_LAPSED). Only effect answers raise, so only
- * `xstate.done.actor.*` steps and the reader's READ_DONE are replayed microstep by microstep
- * (the rest cost one lookup).
+ * The declared transitions a step took, from the transitions XState reports for each of its
+ * microsteps (`@xstate.microstep` inspection): the event's own, every eventless one, and those
+ * of the events the chart raises to itself within the step (REMOTE_OBSERVED, REMOTE_ANSWERED,
+ * MUTATE, LEASE_READBACK, LEASE_LAPSED), one per region per microstep.
  */
-export function takenTransitions(
-  machine: AnyStateMachine,
-  byDefinition: Map<TransitionDefinition, DeclaredTransition>,
-  snapshot: AnyMachineSnapshot,
-  event: EventObject,
-  microsteps: (s: AnyMachineSnapshot, e: EventObject) => { snapshots: AnyMachineSnapshot[]; raised: EventObject[] },
-): DeclaredTransition[] {
-  const declared = (s: AnyMachineSnapshot, e: EventObject) =>
-    machine.getTransitionData(s as never, e as never).map((definition: TransitionDefinition) => {
-      const found = byDefinition.get(definition);
-      if (!found) throw new Error(`taken transition not in the definition: ${definition.eventType}`);
-      return found;
-    });
-  const taken = declared(snapshot, event);
-  if (!event.type.startsWith('xstate.done.actor.') && event.type !== 'READ_DONE') return taken;
-  const { snapshots, raised } = microsteps(snapshot, event);
-  if (snapshots.length !== raised.length + 1) throw new Error(`${event.type}: ${snapshots.length} microsteps for ${raised.length} raised events`);
-  raised.forEach((e, i) => taken.push(...declared(snapshots[i]!, e)));
-  return taken;
+export function namedTransitions(byDefinition: Map<TransitionDefinition, DeclaredTransition>, definitions: readonly unknown[]): DeclaredTransition[] {
+  return definitions.map((definition) => {
+    const found = byDefinition.get(definition as TransitionDefinition);
+    if (!found) throw new Error(`taken transition not in the definition: ${(definition as { eventType?: string }).eventType}`);
+    return found;
+  });
 }
 
 /** Every atomic state node id under `node` (history pseudo-states excluded). */
