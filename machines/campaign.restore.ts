@@ -49,13 +49,15 @@ export function checkRestorable(persisted: PersistedCampaignMachine): RestoreChe
  * `idle` (its wake is in the wake log; no turn was ever sent for it).
  */
 export function migrateCampaign4to5(snapshot: unknown): unknown {
-  if (!isRecord(snapshot) || !isRecord(snapshot.value) || !isRecord(snapshot.context)) return snapshot;
+  // A paused (or closed) snapshot's value is a string: its context and history migrate all the same.
+  if (!isRecord(snapshot) || !isRecord(snapshot.context)) return snapshot;
   const context = { ...snapshot.context, argus: isRecord(snapshot.context.argus) ? snapshot.context.argus : initialArgusMemory() };
-  const active = snapshot.value.active;
+  const value = isRecord(snapshot.value) ? snapshot.value : null;
+  const active = value?.active;
   const historyValue = isRecord(snapshot.historyValue) ? mapHistory(snapshot.historyValue) : snapshot.historyValue;
   if (!isRecord(active)) return { ...snapshot, context, historyValue };
   const attention = active.attention === 'idle' || active.attention === 'awaiting-review' ? { idle: 'quiet' } : active.attention;
-  return { ...snapshot, context, historyValue, value: { ...snapshot.value, active: { ...active, attention } } };
+  return { ...snapshot, context, historyValue, value: { ...value, active: { ...active, attention } } };
 }
 
 /** History that names the placeholder names `idle` instead (a resume there starts nothing). */
