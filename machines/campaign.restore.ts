@@ -83,12 +83,13 @@ export interface SettledRestore {
  * handed on untouched, for XState to refuse.
  */
 export function settleInterrupted(snapshot: unknown, now: string): SettledRestore {
-  if (!isRecord(snapshot) || !isRecord(snapshot.value)) return { snapshot, emitted: [] };
+  if (!isRecord(snapshot)) return { snapshot, emitted: [] };
+  // Paused (a string value): nothing is in flight, but the binding is asked again all the same.
+  if (!isRecord(snapshot.value)) return { snapshot: isRecord(snapshot.context) ? { ...snapshot, context: unverified(snapshot.context) } : snapshot, emitted: [] };
   const children = Object.fromEntries(Object.entries(isRecord(snapshot.children) ? snapshot.children : {}).filter(([id]) => !TRANSIENT_CHILDREN.includes(id)));
   const active = snapshot.value.active;
   if (!isRecord(active) || !isRecord(snapshot.context)) return { snapshot: { ...snapshot, children }, emitted: [] };
-  let context = snapshot.context as unknown as CampaignContext;
-  if (isRecord(context.argus) && context.argus.projectId !== null) context = { ...context, argus: { ...context.argus, bindingVerified: false } };
+  let context = unverified(snapshot.context) as unknown as CampaignContext;
   let attention = active.attention;
   let emitted: CampaignEmitted[] = [];
   const inner = isRecord(attention) ? Object.entries(attention)[0] : undefined;
@@ -115,5 +116,9 @@ export function settleInterrupted(snapshot: unknown, now: string): SettledRestor
     emitted,
   };
 }
+
+/** A bound project must answer `argus_status` again before it is trusted (every restore). */
+const unverified = (context: Record<string, unknown>): Record<string, unknown> =>
+  isRecord(context.argus) && context.argus.projectId !== null ? { ...context, argus: { ...context.argus, bindingVerified: false } } : context;
 
 const isRecord = (raw: unknown): raw is Record<string, unknown> => typeof raw === 'object' && raw !== null && !Array.isArray(raw);
