@@ -65,12 +65,13 @@ export const raised = (s: Snap, e: CampaignEvent): EventObject[] => raisedBy(pur
 export const graphLogic = machine as unknown as ActorLogic<Snap, CampaignEvent, typeof INPUT>;
 
 /**
- * A receipt's key is `<kind>-<n>`, n a counter: no later key can equal an earlier one, and every
- * receipt is answered alike (to Argus, with the operator's words), so one name stands for all.
- * Argus's own questions keep their item (an item may ask again: its key then repeats).
+ * The chart numbers the keys of the questions it holds (`<receipt kind>-<n>`, `argus-<item>-<n>`,
+ * `argus-q<n>`), n a counter: no later key can equal an earlier one, and every such question is
+ * answered alike (to Argus, with the operator's words), so one name stands for each kind.
  */
-const RECEIPT = /^(answer:)?(interrupted|timeout|failed|unsettled|apply|refused|escalated)-\d+$/;
-const norm = (key: string | null | undefined): string | null => (key == null ? null : key.replace(RECEIPT, '$1receipt'));
+const NUMBERED = /^(answer:)?(?:(interrupted|timeout|failed|unsettled|apply|refused|escalated)-\d+|argus-q\d+|argus-(.+)-\d+)$/;
+const norm = (key: string | null | undefined): string | null =>
+  key == null ? null : key.replace(NUMBERED, (_m, answer: string | undefined, receipt: string | undefined, item: string | undefined) => `${answer ?? ''}${receipt ? 'receipt' : `argus:${item ?? '-'}`}`);
 
 /**
  * The decision memory, as the guards read it: which slots are set, their kinds, and which of
@@ -216,6 +217,7 @@ function traverse() {
   const reachedStates = new Map<string, Snap>();
   const steps: Step[] = [];
   const sizes: Record<string, { states: number; edges: number; ms: number }> = {};
+  const reachedBy: Record<Step['alphabet'], Map<string, Snap>> = { authority: new Map(), decisions: new Map() };
   for (const { name, events, roots } of alphabets) {
     const t0 = performance.now();
     const adj: Adjacency = new Map();
@@ -232,14 +234,19 @@ function traverse() {
     // Every state a step leads to was queued, so the walk's entries are all the reached states.
     for (const [key, { state, transitions }] of adj) {
       reachedStates.set(key, state);
+      reachedBy[name].set(key, state);
       for (const [key, t] of transitions) steps.push({ state, event: t.event, nextState: t.state, key, taken: t.taken, emitted: t.emitted, raises: t.raises, alphabet: name });
       edges += transitions.size;
     }
     sizes[name] = { states: adj.size, edges, ms: Math.round(performance.now() - t0) };
   }
   const byEvent = new Map<string, Step[]>();
-  for (const step of steps) byEvent.set(step.key, [...(byEvent.get(step.key) ?? []), step]);
-  return { fromStart, edges: steps, declared, declaredBy: byDefinition, steps, byEvent, reachedStates, sizes, guardOutcomes: recorder.seen(), traversalMs: Math.round(performance.now() - started) };
+  for (const step of steps) {
+    const list = byEvent.get(step.key);
+    if (list) list.push(step);
+    else byEvent.set(step.key, [step]);
+  }
+  return { fromStart, edges: steps, declared, declaredBy: byDefinition, steps, byEvent, reachedStates, reachedBy, sizes, guardOutcomes: recorder.seen(), traversalMs: Math.round(performance.now() - started) };
 }
 
 let built: ReturnType<typeof traverse> | null = null;

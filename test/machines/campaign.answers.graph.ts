@@ -155,8 +155,9 @@ describe('campaign statechart: answers and observations', { timeout: 240_000 }, 
 
   it('never errors: no guard or action throws on any reached edge', () => {
     const { steps, reachedStates } = traversal();
-    for (const e of steps) expect([e.event.type, e.nextState.status]).not.toEqual([e.event.type, 'error']);
-    for (const s of reachedStates.values()) expect(s.status).not.toBe('error');
+    expect(steps.filter((e) => e.nextState.status === 'error').map((e) => [e.state.value, e.event.type])).toEqual([]);
+    expect([...reachedStates.values()].filter((s) => s.status === 'error')).toEqual([]);
+    expect(steps.length).toBeGreaterThan(0);
   });
 
   it('verifies every MUTATE that breaks no rule, and relays it when the journal write leaves the readback fresh and the lease 5 s to spare (both limits inclusive)', () => {

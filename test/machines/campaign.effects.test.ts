@@ -96,7 +96,7 @@ const mutate = (requestId: string, mutation: MutateEvent['mutation'] = { kind: '
   mutateEvent({ requestId, mutation, now });
 
 describe('campaign effects', () => {
-  it('hands each of the seven effects exactly its input: the read the binding and last view, the claim its TTL, the renewal our hold, the mutation steps the accepted MUTATE', async () => {
+  it('hands each of the seven authority effects exactly its input: the read the binding and last view, the claim its TTL, the renewal our hold, the mutation steps the accepted MUTATE', async () => {
     const { actor, inputs } = start(3);
     actor.send(tick());
     await waitFor(actor, (s) => s.matches({ active: { heartbeat: 'idle' } }) && s.context.remote !== null);

@@ -131,7 +131,7 @@ export const REVIEW_FACTS: MutationFacts = { mutationInFlight: false, boundTaskS
 
 /** What the verdict rule is meant to make of each check answer (the tests compare the chart with it). */
 export type CheckKind =
-  | 'pending' | 'check-failed' | 'question' | 'question-listed' | 'mission-failed' | 'no-proposal' | 'proposal-unreadable' | 'proposal-other-event'
+  | 'pending' | 'check-failed' | 'question' | 'question-listed' | 'mission-failed' | 'mission-aborted' | 'no-proposal' | 'proposal-unreadable' | 'proposal-other-event'
   | 'proposal-invalid' | 'mismatch-other-event' | 'mismatch-older' | 'approved-observe' | 'approved-submit' | 'approved-intervene'
   | 'approved-cancel' | 'approved-submit-busy' | 'approved-submit-running' | 'consumed';
 
@@ -157,6 +157,8 @@ export function checkOutputs(eventKey: string, itemId: string | null): Record<Ch
     question: ok({ backlog: [{ id: item, title: 'item', status: 'blocked', pendingQuestion: 'Which seed?', outcome: null }] }),
     'question-listed': ok({ pendingQuestions: [{ itemId: item, question: 'Which seed?' }] }),
     'mission-failed': ok({ journal: [entry('mission_failed')], proposal: found('cancel') }),
+    // An abort outranks a completion in the same tail.
+    'mission-aborted': ok({ journal: [...complete, entry('mission_aborted')], proposal: found('cancel') }),
     'no-proposal': ok({ journal: complete }),
     'proposal-unreadable': ok({ journal: complete, proposal: { status: 'invalid', code: 'proposal_schema' } }),
     'proposal-other-event': ok({ journal: complete, proposal: found('cancel', { event_key: OTHER_EVENT }) }),
@@ -222,10 +224,19 @@ export function currentAnswers(key: string): OperatorAnswerEvent[] {
   return found;
 }
 
+const kinds = new WeakMap<object, CheckKind>();
+/** Which of `checkOutputs` a mission poll's answer is (undefined: not one of them). */
+export const checkKindOf = (output: unknown): CheckKind | undefined => (typeof output === 'object' && output !== null ? kinds.get(output) : undefined);
+
+/** The mission poll's answers about one mission, as done events (built once per mission). */
 export function checkEvents(eventKey: string, itemId: string | null): CampaignEvent[] {
   const key = `${eventKey}\u0000${itemId}`;
   let found = checksByMission.get(key);
-  if (!found) checksByMission.set(key, (found = Object.values(checkOutputs(eventKey, itemId)).map((o) => done('argusCheck', o))));
+  if (!found) {
+    const outputs = Object.entries(checkOutputs(eventKey, itemId)) as [CheckKind, ArgusCheckOutput][];
+    for (const [kind, output] of outputs) kinds.set(output, kind);
+    checksByMission.set(key, (found = outputs.map(([, o]) => done('argusCheck', o))));
+  }
   return found;
 }
 
