@@ -71,6 +71,9 @@ describe('decision boundaries: the verdict, Foreman, the remote\'s question, by 
       else if (v.status === 'question') {
         expect([label, isIn(e.nextState, `${ATT}.needs-you`), relayed, e.nextState.context.pendingQuestion]).toEqual([label, true, false, expect.objectContaining({ key: `argus-${v.itemId}-${c.argus.receipts + 1}`, source: 'argus', itemId: v.itemId })]);
         expect(settled).toEqual([expect.objectContaining({ outcome: 'question' })]);
+      } else if (v.status === 'rejected' && v.code === 'no_proposal') {
+        // The Reviewer approved a mission that proposed nothing: settled approved, nothing relayed.
+        expect([label, where, settled, relayed]).toEqual([label, idle, [expect.objectContaining({ outcome: 'approved', code: 'no_proposal' })], false]);
       } else if (v.status === 'rejected') expect([label, where, settled, relayed]).toEqual([label, idle, [expect.objectContaining({ outcome: 'rejected', code: v.code })], false]);
       else if (out.ok && out.consumed) expect([label, where, settled, relayed]).toEqual([label, idle, [expect.objectContaining({ outcome: 'consumed', code: 'decision_consumed' })], false]);
       else if (v.kind === 'observe') expect([label, where, settled, relayed]).toEqual([label, idle, [expect.objectContaining({ outcome: 'approved' })], false]);
@@ -126,7 +129,9 @@ describe('decision boundaries: the verdict, Foreman, the remote\'s question, by 
       if (where !== 'taken-up') expect(receipts).toEqual(escalates || resent ? ['NEEDS_YOU'] : []);
       expect([out, where === 'taken-up' ? settledAttention(e.state, e.nextState) : isIn(e.nextState, `${ATT}.${where}`)]).toEqual([out, where === 'taken-up' ? 'taken-up' : true]);
       const settled = ofType<{ decision: { outcome: string } }>(e.emitted, 'DECISION_SETTLED').map((d) => d.decision.outcome);
-      expect(settled.slice(0, 1)).toEqual(asks ? (resent ? ['interrupted'] : []) : ['assessed']);
+      // Foreman's own boundary settles 'assessed' whenever it answered a Foreman-only event (also
+      // when it hands the event to Argus); an Argus event goes on to its turn (or its receipt).
+      expect(settled.slice(0, 1)).toEqual(asks ? (wake.target === 'foreman' ? ['assessed'] : resent ? ['interrupted'] : []) : ['assessed']);
       // Only a directive that wakes Argus about a Foreman-only event asks for a turn of its own.
       const argusWakes = ofType<{ wake: { target: string; reason: string; dedupeKey: string } }>(e.emitted, 'WAKE_REQUESTED').map((w) => w.wake);
       expect(argusWakes).toEqual(asks && wake.target === 'foreman' ? [expect.objectContaining({ target: 'argus', reason: 'foreman_directive', dedupeKey: `foreman:${wake.dedupeKey}` })] : []);

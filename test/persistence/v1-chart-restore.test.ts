@@ -15,13 +15,13 @@ import { parseCampaignDocument } from '../../persistence/campaign-document.js';
 import { v1Fixture, v1FixtureNames } from './support/v1-fixtures.js';
 
 /**
- * MANIFEST.md's "restores into", except closed's attention: campaign@3's projection reads the
- * attention history for a top-level state (closed.json's history says awaiting-review), where
- * the v1 projection said idle. The authority states are MANIFEST.md's, unchanged.
+ * MANIFEST.md's "restores into". closed's attention is read from its history (closed.json's
+ * history names the old awaiting-review placeholder), which campaign@5 maps to idle like every
+ * other snapshot in that placeholder. The authority states are MANIFEST.md's, unchanged.
  */
 const RESTORES_INTO: Record<string, { authority: string; attention: string }> = {
   'ambiguous-intent': { authority: 'ambiguous-intent', attention: 'idle' },
-  closed: { authority: 'closed', attention: 'awaiting-review' },
+  closed: { authority: 'closed', attention: 'idle' },
   controlling: { authority: 'controlling', attention: 'idle' },
   // campaign@4's `awaiting-review` was an inert placeholder (no turn was ever sent): it restores idle.
   'journaled-unsent': { authority: 'controlling', attention: 'idle' },
