@@ -149,7 +149,7 @@ async function decide(stage: DemoStage, world: DecisionWorld): Promise<void> {
   io.out(`  NEEDS_YOU (asked by Argus, key ${question.key}): "${question.text}"`);
   io.out(`  operator answers ${question.key}: "${OPERATOR_ANSWER}"`);
   const answerBefore = remoteCounters(sim);
-  const asked = argusProject(argusHome, projectId).items.find((i) => `argus-${i.id}` === question.key);
+  const asked = argusProject(argusHome, projectId).items.find((i) => question.key.startsWith(`argus-${i.id}-`));
   await act({ action: 'answer', text: OPERATOR_ANSWER, question_key: question.key });
   await sweepUntil("Argus's answer settled", (v) => v.decisions.last?.event_key.startsWith('answer:') === true && v.attention === 'idle');
   const delivered = argusMessages(argusHome, projectId).filter((m) => asked !== undefined && m.text.startsWith(`OPERATOR_ANSWER_FOR: ${asked.id}`));

@@ -48,7 +48,7 @@ describe('an answer to an Argus question', () => {
     const eventKey = envelopeLine(first[0]!.text, 'EVENT_KEY')!;
     const q = view(w).pending_question!;
     expect(q).toMatchObject({ source: 'argus', text: 'Lower the learning rate or add data?' });
-    const itemId = q.key.replace(/^argus-/, '');
+    const itemId = q.key.replace(/^argus-/, '').replace(/-\d+$/, '');
     expect(itemId).toMatch(/^[0-9a-f]{12}$/);
 
     // The operator's words carry look-alikes of our markers: they stay words.
@@ -99,7 +99,7 @@ describe('an answer to an Argus question', () => {
 
     const messages = w.argusMessages();
     expect(messages).toHaveLength(2);
-    expect(messages[1]!.text.split('\n')[0]).toBe(`OPERATOR_ANSWER_FOR: ${q.key.replace(/^argus-/, '')}`);
+    expect(messages[1]!.text.split('\n')[0]).toBe(`OPERATOR_ANSWER_FOR: ${q.key.replace(/^argus-/, '').replace(/-\d+$/, '')}`);
     expect(operatorBlock(messages[1]!.text)).toBe('Yes, one more attempt at 1e-4.');
     expect(journalOf(w).map((i) => [i.action, i.outcome?.status])).toEqual([['submit', 'applied']]);
     expect(taskMutations(w).map((e) => [e.action, e.disposition])).toEqual([['submit', 'applied']]);
