@@ -87,19 +87,28 @@ export interface ArgusMemory {
   last: DecisionRecord | null;
 }
 
-export const initialArgusMemory = (): ArgusMemory => ({
-  projectId: null,
-  bindingVerified: true,
-  bindingLost: false,
-  wake: null,
-  queued: null,
-  sentFor: null,
-  assessedFor: null,
-  mission: null,
-  receipts: 0,
-  held: null,
-  last: null,
-});
+/** A campaign that never met Argus shares this one frozen value (every change assigns a new one). */
+export const NO_ARGUS_YET: Readonly<ArgusMemory> = Object.freeze(initialArgusMemoryFresh());
+
+export function initialArgusMemory(): ArgusMemory {
+  return NO_ARGUS_YET as ArgusMemory;
+}
+
+function initialArgusMemoryFresh(): ArgusMemory {
+  return {
+    projectId: null,
+    bindingVerified: true,
+    bindingLost: false,
+    wake: null,
+    queued: null,
+    sentFor: null,
+    assessedFor: null,
+    mission: null,
+    receipts: 0,
+    held: null,
+    last: null,
+  };
+}
 
 // ---- the decision effects' input and output ---------------------------------------------------
 
