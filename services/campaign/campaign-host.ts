@@ -242,7 +242,8 @@ export class CampaignHost {
    */
   private stopActor(): void {
     this.subscription?.unsubscribe();
-    this.actor.send({ type: XSTATE_STOP } as never);
+    // A closed campaign's actor is done already (a final state): XState would warn, nothing to stop.
+    if (this.actor.getSnapshot().status === 'active') this.actor.send({ type: XSTATE_STOP } as never);
   }
 
   /** Published dedupe keys, read from the document (the material path only), after pending writes. */
