@@ -44,8 +44,8 @@ export interface CampaignSystemHooks {
 
 export interface CampaignSystemOptions extends CampaignSystemHooks {
   store: CampaignStore;
-  /** The effects' dependencies but the two the system routes to each campaign's host. */
-  effects: Omit<EffectDeps, 'journal' | 'publishedKeys'>;
+  /** The effects' dependencies but those the system routes to each campaign's host. */
+  effects: Omit<EffectDeps, 'journal' | 'publishedKeys' | 'objectiveOf' | 'decisionConsumed'>;
   now(): Date;
   inspect?: ((event: InspectionEvent) => void) | undefined;
 }
@@ -68,6 +68,9 @@ export function createCampaignSystem(opts: CampaignSystemOptions) {
       ...opts.effects,
       journal: (id, intent) => route(id).journal(intent),
       publishedKeys: (id) => route(id).publishedKeys(),
+      // What the decision effects read of the document, from the facts each host keeps.
+      objectiveOf: (id) => hosts.get(id)?.facts.objective ?? '',
+      decisionConsumed: (id, decisionId) => hosts.get(id)?.facts.consumedDecisions.includes(decisionId) ?? false,
     }),
   });
   const reportCorrupt = (id: string, code: string, reason: string): void => {

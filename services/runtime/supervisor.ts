@@ -11,7 +11,7 @@
  *   supervisor.system.get('c1')?.subscribe((snapshot) => console.log(snapshot.value));
  * @module
  */
-import { containsSecret } from '../../adapters/argus/argus-env.js';
+import { secretInRequest } from '../api/request-secrets.js';
 import { silentLogger, type Logger } from '../../adapters/logger.js';
 import { heartbeatDue } from '../../machines/campaign.projection.js';
 import { isKnownMachineVersion } from '../../machines/campaign.restore.js';
@@ -50,7 +50,6 @@ export async function createSupervisor(opts: SupervisorOptions): Promise<Supervi
 
 const fail = (error: ApiError): ApiResult<never> => ({ ok: false, error });
 const MUTATIONS = new Set(['submit', 'intervene', 'cancel', 'release', 'answer']);
-const SECRET_IN_REQUEST = "A text field carries this service's own credential (its API key or the remote's token); nothing was stored or sent.";
 
 class SupervisorRuntime implements Supervisor {
   readonly readModel: ReadModel = createReadModel();
@@ -166,7 +165,8 @@ class SupervisorRuntime implements Supervisor {
     const parsed = campaignsBodySchema.safeParse(body);
     if (!parsed.success) return fail(apiError('invalid_request', describeIssues(parsed.error)));
     const req = parsed.data;
-    if (this.carriesSecret(req)) return fail(apiError('invalid_request', SECRET_IN_REQUEST));
+    const leaked = secretInRequest(req, [this.config.apiKey, this.config.a2aToken]);
+    if (leaked) return fail(leaked);
     const deps = this.routeDeps();
     if (!deps) return fail(apiError('invalid_request', 'The supervisor is not started.'));
     if (req.action === 'create' && options.idempotencyKey !== undefined) {
@@ -207,7 +207,8 @@ class SupervisorRuntime implements Supervisor {
     const parsed = campaignActionSchema.safeParse(body);
     if (!parsed.success) return fail(apiError('invalid_request', describeIssues(parsed.error)));
     const req = parsed.data;
-    if (this.carriesSecret(req)) return fail(apiError('invalid_request', SECRET_IN_REQUEST));
+    const leaked = secretInRequest(req, [this.config.apiKey, this.config.a2aToken]);
+    if (leaked) return fail(leaked);
     const corrupt = this.system?.corrupt(req.campaign_id);
     if (corrupt) return fail(apiError('campaign_corrupt', `The campaign document failed closed (${corrupt.code}); it is reported, never replaced.`));
     const host = this.system?.host(req.campaign_id);
@@ -217,17 +218,6 @@ class SupervisorRuntime implements Supervisor {
     return this.answering(() =>
       this.gate.idempotent(req.campaign_id, key, { route: 'campaign_action', body: req }, (keepAnswer) => this.answering(() => this.admit(host, req, keepAnswer))),
     );
-  }
-
-  /**
-   * An operator's text (objective, answer, instruction, reason) that carries our own API key or
-   * the remote's token is refused before anything is stored, shown, sent or handed to a model:
-   * a pasted credential would otherwise live in the document and every view.
-   */
-  private carriesSecret(req: object): boolean {
-    const secrets = [this.config.apiKey, this.config.a2aToken].filter((s): s is string => s !== null && s !== '');
-    const texts = Object.values(req).filter((v): v is string => typeof v === 'string');
-    return secrets.length > 0 && containsSecret(texts, secrets);
   }
 
   /** Fenced mutations take the campaign's one in-flight slot; the fact travels on MUTATE. */
@@ -312,8 +302,6 @@ class SupervisorRuntime implements Supervisor {
         now: this.now,
         onStatusRead: (...read) => this.statusRead(...read),
         decisions: this.decisions,
-        objectiveOf: (id) => this.system?.host(id)?.facts.objective ?? '',
-        decisionConsumed: (id, decisionId) => this.system?.host(id)?.facts.consumedDecisions.includes(decisionId) ?? false,
         mutationFacts: (id) => {
           const host = this.system?.host(id);
           return host ? this.actions.mutationFacts(host) : null;
