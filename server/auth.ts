@@ -56,7 +56,8 @@ function failureReporter(r: AuthFailureReporting): (reason: AuthFailureReason) =
   };
 }
 
-function presentedKey(headers: IncomingHttpHeaders): string | null {
+/** The key a request presents (X-API-KEY first, then Bearer), or null when it presents none. */
+export function presentedKey(headers: IncomingHttpHeaders): string | null {
   const x = headers['x-api-key'];
   if (typeof x === 'string' && x.length > 0) return x;
   const auth = headers.authorization;

@@ -11,6 +11,9 @@ import { buildInfo } from '../services/runtime/build-info.js';
 import type { ApiResult, RequestOptions, SupervisorApi } from '../services/api/supervisor-api.js';
 import { isValidIdempotencyKey } from '../services/authority/request-gate.js';
 import { createKeyCheck } from './auth.js';
+import { registerPageRoutes } from './page/page-routes.js';
+import { createRequestAuth } from './page/session-auth.js';
+import { SessionStore, type SessionOptions } from './page/sessions.js';
 
 export const API_PREFIX = '/api/plugins/argus_supervisor';
 
@@ -20,7 +23,15 @@ export interface HttpServerOptions {
   logger: Logger;
   /** Request bodies above this are refused before parsing. */
   bodyLimitBytes?: number;
+  /** The operator page's sessions (idle/absolute lifetime, bound, clock for tests). */
+  session?: SessionOptions;
+  /** The statechart the page shows; the real one (services/chart) by default. */
+  chartSvg?: () => Promise<string>;
 }
+
+// Until services/chart lands on this branch, loaded by name so the build does not depend on it.
+const CHART_MODULE = '../services/chart/index.js';
+const defaultChartSvg = async (): Promise<string> => ((await import(CHART_MODULE)) as { chartSvg: () => Promise<string> }).chartSvg();
 
 export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
   const app = Fastify({
@@ -31,6 +42,9 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
   });
   const { supervisor } = opts;
   const isAuthorized = createKeyCheck(opts.apiKey, { counter: supervisor.metrics.authFailures, logger: opts.logger.child({ component: 'auth' }) });
+  const sessions = new SessionStore(opts.session);
+  // An API client with the key, or the page with its session (and its CSRF token on every POST).
+  const authorize = createRequestAuth(isAuthorized, sessions);
 
   app.setErrorHandler((error: { statusCode?: number; code?: string; message?: string; stack?: string }, req, reply) => {
     // Fastify's own parse/size errors become our stable shape; nothing from the body is echoed.
@@ -56,13 +70,12 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
     void reply.code(404).send({ ok: false, error: { code: 'not_found', message: 'No such route.' } });
   });
 
+  registerPageRoutes(app, { sessions, keyCheck: isAuthorized, chartSvg: opts.chartSvg ?? defaultChartSvg });
+
   app.register(async (protectedRoutes) => {
     protectedRoutes.addHook('onRequest', async (req, reply) => {
-      if (!isAuthorized(req.headers)) {
-        return reply
-          .code(401)
-          .send({ ok: false, error: { code: 'unauthorized', message: 'A valid API key is required (X-API-KEY or Authorization: Bearer).' } });
-      }
+      const auth = authorize(req.method, req.headers);
+      if (!auth.ok) return reply.code(auth.status).send({ ok: false, error: { code: auth.code, message: auth.message } });
     });
 
     protectedRoutes.get('/metrics', async (_req, reply) => {

@@ -7,6 +7,10 @@
 export const API_ERROR_STATUS = {
   invalid_request: 400,
   unauthorized: 401,
+  /** A page-session request that changes something came without its X-CSRF-Token header. */
+  csrf_required: 403,
+  /** The X-CSRF-Token header does not match the session's token. */
+  csrf_invalid: 403,
   campaign_not_found: 404,
   campaign_exists: 409,
   campaign_corrupt: 409,

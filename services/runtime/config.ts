@@ -61,6 +61,8 @@ const envSchema = z.object({
   ARGUS_SUPERVISOR_FOREMAN_PYTHON: z.string().optional(),
   ARGUS_SUPERVISOR_API_KEY: z.string().optional(),
   ARGUS_SUPERVISOR_SOCKET: z.string().optional(),
+  // The page session's idle lifetime (sliding); the absolute 12 h bound stays (server/page/sessions.ts).
+  ARGUS_SUPERVISOR_SESSION_TTL_SECONDS: boundedInt('ARGUS_SUPERVISOR_SESSION_TTL_SECONDS', 60, 43_200, 1800),
   PORT: boundedInt('PORT', 0, 65_535, 7860),
   HOST: z.string().default('127.0.0.1'),
   LOG_LEVEL: z.enum(LOG_LEVELS, { message: `LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
@@ -93,6 +95,8 @@ export interface SupervisorConfig {
   apiKey: string | null;
   apiKeySource: TokenSource;
   listen: { kind: 'tcp'; host: string; port: number } | { kind: 'unix'; path: string };
+  /** Idle lifetime of an operator-page session, seconds. */
+  sessionTtlSeconds: number;
   logLevel: (typeof LOG_LEVELS)[number];
 }
 
@@ -250,6 +254,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): SupervisorConfig {
     listen: e.ARGUS_SUPERVISOR_SOCKET
       ? { kind: 'unix', path: e.ARGUS_SUPERVISOR_SOCKET }
       : { kind: 'tcp', host: e.HOST, port: e.PORT },
+    sessionTtlSeconds: e.ARGUS_SUPERVISOR_SESSION_TTL_SECONDS,
     logLevel: e.LOG_LEVEL,
   };
 }

@@ -1,0 +1,125 @@
+/**
+ * The page's two HTML documents: the login form, and the application shell the page script
+ * fills. No inline script and no inline style (the CSP forbids both); the CSRF token reaches
+ * the script in a meta tag. Nothing from a request is echoed except our own fixed sentences.
+ * @module
+ */
+
+const escapeHtml = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+const head = (title: string, extra = '') => `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title>
+<link rel="stylesheet" href="/ui/static/app.css">
+${extra}</head>`;
+
+/** The login form; `error` is one of our own sentences, shown once. */
+export function loginPage(error: string | null): string {
+  return `${head('Log in · Argus supervisor')}
+<body class="login">
+<main id="main">
+<h1>Argus supervisor</h1>
+<form method="post" action="/ui/login" class="login-form">
+<p>Log in with the supervisor's API key. It opens a session in this browser; the key itself is not kept.</p>
+${error ? `<p class="error" role="alert" id="login-error">${escapeHtml(error)}</p>` : ''}
+<label for="api_key">API key</label>
+<input id="api_key" name="api_key" type="password" autocomplete="current-password" required autofocus${error ? ' aria-describedby="login-error"' : ''}>
+<button type="submit">Log in</button>
+</form>
+</main>
+</body>
+</html>
+`;
+}
+
+/** The application shell; the script (static/app.js) renders everything from the API. */
+export function appPage(csrfToken: string): string {
+  const meta = `<meta name="csrf-token" content="${escapeHtml(csrfToken)}">
+<script type="module" src="/ui/static/app.js"></script>
+`;
+  return `${head('Argus supervisor', meta)}
+<body>
+<a class="skip" href="#campaigns">Skip to the campaigns</a>
+<header class="top">
+<h1>Argus supervisor</h1>
+<p id="live-status" class="live-status" role="status" aria-live="polite">Connecting…</p>
+<button type="button" id="logout">Log out</button>
+</header>
+<main id="main" class="layout">
+<section id="campaigns" class="campaigns" aria-labelledby="campaigns-title">
+<h2 id="campaigns-title">Campaigns <span id="campaign-count" class="count"></span></h2>
+<div class="toolbar">
+<label for="state-filter">Filter by state</label>
+<select id="state-filter"><option value="">all states</option></select>
+</div>
+<details class="attach">
+<summary>Attach a campaign to a remote task</summary>
+<form id="attach-form">
+<label for="attach-id">Campaign id</label><input id="attach-id" name="campaign_id" required maxlength="128" pattern="[A-Za-z0-9_][A-Za-z0-9._\\-]{0,127}">
+<label for="attach-task">Remote task id</label><input id="attach-task" name="remote_task_id" required maxlength="256">
+<label for="attach-objective">Objective</label><input id="attach-objective" name="objective" required maxlength="4000">
+<button type="submit">Attach</button>
+</form>
+</details>
+<div class="table-wrap">
+<table id="campaign-table" aria-describedby="list-help">
+<caption id="list-help">Select a campaign to see its statechart; arrow keys move between rows.</caption>
+<thead><tr><th scope="col">Campaign</th><th scope="col">State</th><th scope="col">Attention</th><th scope="col">Remote stage</th><th scope="col">Lease</th><th scope="col">Pending intent</th><th scope="col">Last read</th><th scope="col">Last change</th></tr></thead>
+<tbody id="campaign-rows"></tbody>
+</table>
+</div>
+</section>
+<section id="detail" class="detail" aria-labelledby="detail-title" hidden>
+<h2 id="detail-title">Campaign</h2>
+<p id="detail-summary" class="summary"></p>
+<section id="needs-you" class="card needs-you" aria-labelledby="needs-you-title" hidden>
+<h3 id="needs-you-title">NEEDS YOU</h3>
+<p class="source">Asked by <span id="question-source"></span></p>
+<blockquote id="question-text" class="question"></blockquote>
+<form id="answer-form">
+<label for="answer-text">Your answer</label>
+<textarea id="answer-text" name="text" required maxlength="4000" rows="3"></textarea>
+<p id="answer-epoch" class="epoch"></p>
+<button type="submit">Send the answer</button>
+</form>
+</section>
+<section class="card" aria-labelledby="actions-title">
+<h3 id="actions-title">Actions</h3>
+<p id="actions-epoch" class="epoch"></p>
+<div id="actions" class="actions"></div>
+</section>
+<section class="card" aria-labelledby="decision-title">
+<h3 id="decision-title">Last decision</h3>
+<dl id="decision" class="facts"></dl>
+</section>
+<section class="card chart-card" aria-labelledby="chart-title">
+<h3 id="chart-title">Statechart</h3>
+<p id="chart-active" class="chart-active"></p>
+<div id="chart" class="chart"></div>
+</section>
+<section class="card" aria-labelledby="timeline-title">
+<h3 id="timeline-title">Public events</h3>
+<ol id="timeline" class="timeline" aria-live="polite"></ol>
+</section>
+</section>
+</main>
+<p id="announcer" class="visually-hidden" aria-live="polite"></p>
+<dialog id="action-dialog" aria-labelledby="dialog-title">
+<form id="dialog-form" method="dialog">
+<h3 id="dialog-title"></h3>
+<p id="dialog-text"></p>
+<div id="dialog-fields"></div>
+<div class="dialog-buttons">
+<button type="submit" value="cancel" id="dialog-cancel">Cancel</button>
+<button type="submit" value="confirm" id="dialog-confirm">Confirm</button>
+</div>
+</form>
+</dialog>
+</body>
+</html>
+`;
+}

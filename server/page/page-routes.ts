@@ -1,0 +1,122 @@
+/**
+ * The operator page's own routes: `GET /` (the page, or the login form without a session),
+ * `POST /ui/login` (a form post with the key; opens a session), `POST /ui/logout` (session and
+ * CSRF token; ends it), `GET /ui/chart.svg` (the statechart, rendered from the machine), and the
+ * static assets. Every answer carries the page's security headers.
+ * @module
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { appPage, loginPage } from './page-html.js';
+import { SESSION_COOKIE, type SessionStore } from './sessions.js';
+import { csrfRefusal, sessionOf } from './session-auth.js';
+import { loadStaticAssets, type StaticAsset } from './static-assets.js';
+
+export interface PageRoutesOptions {
+  sessions: SessionStore;
+  /** The API-key check (constant time, counts failures). */
+  keyCheck: (headers: IncomingHttpHeaders) => boolean;
+  chartSvg: () => Promise<string>;
+  /** Static assets; read from the package's server/page/static by default. */
+  assets?: Map<string, StaticAsset>;
+}
+
+/** Largest login form accepted: a key is at most a few hundred bytes. */
+export const LOGIN_BODY_LIMIT = 4096;
+
+const CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self'",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+function securityHeaders(reply: FastifyReply): void {
+  void reply
+    .header('content-security-policy', CSP)
+    .header('x-content-type-options', 'nosniff')
+    .header('referrer-policy', 'no-referrer')
+    .header('x-frame-options', 'DENY')
+    .header('cross-origin-opener-policy', 'same-origin');
+}
+
+/** True when the Origin header (if any) names this server's own origin (its Host header). */
+function sameOrigin(headers: IncomingHttpHeaders): boolean {
+  const origin = headers.origin;
+  if (origin === undefined) return headers['sec-fetch-site'] !== 'cross-site';
+  try {
+    const url = new URL(origin);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.host === headers.host;
+  } catch {
+    return false; // `null` and anything unparsable
+  }
+}
+
+const sessionCookie = (id: string) => `${SESSION_COOKIE}=${id}; HttpOnly; SameSite=Strict; Path=/`;
+const clearedCookie = `${SESSION_COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0`;
+
+export function registerPageRoutes(app: FastifyInstance, opts: PageRoutesOptions): void {
+  const { sessions, keyCheck } = opts;
+  const assets = opts.assets ?? loadStaticAssets();
+
+  app.register(async (page) => {
+    page.addHook('onSend', async (_req, reply, payload) => {
+      securityHeaders(reply);
+      return payload;
+    });
+    // Only the login route takes a form; everywhere else the API keeps refusing it (415).
+    page.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: LOGIN_BODY_LIMIT }, (_req, body, done) => {
+      done(null, new URLSearchParams(body as string));
+    });
+
+    const html = (reply: FastifyReply, status: number, body: string) =>
+      reply.code(status).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(body);
+
+    page.get('/', async (req, reply) => {
+      const found = sessionOf(sessions, req.headers);
+      if (!found) return html(reply, 200, loginPage(null));
+      sessions.touch(found.id);
+      return html(reply, 200, appPage(found.session.csrfToken));
+    });
+
+    page.post('/ui/login', async (req, reply) => {
+      // A login posted from another origin would log this browser in as someone else (login CSRF).
+      if (!sameOrigin(req.headers)) return html(reply, 403, loginPage('Log in from the supervisor’s own page.'));
+      const form = req.body instanceof URLSearchParams ? req.body : null;
+      if (!form) return html(reply, 415, loginPage('Send the login form as a normal form post.'));
+      const apiKey = form.get('api_key') ?? '';
+      // The key check counts and rate-limits the log line of a wrong key, like any refused API call.
+      if (!keyCheck({ 'x-api-key': apiKey })) return html(reply, 401, loginPage('That key was not accepted; check it and try again.'));
+      const { id } = sessions.create();
+      return reply.code(303).header('set-cookie', sessionCookie(id)).header('location', '/').header('cache-control', 'no-store').send();
+    });
+
+    page.post('/ui/logout', async (req, reply) => {
+      const found = sessionOf(sessions, req.headers);
+      if (!found) {
+        return reply.code(401).header('set-cookie', clearedCookie).send({ ok: false, error: { code: 'unauthorized', message: 'There is no session to end.' } });
+      }
+      const refusal = csrfRefusal(found.session, req.headers);
+      if (refusal) return reply.code(refusal.status).send({ ok: false, error: { code: refusal.code, message: refusal.message } });
+      sessions.end(found.id);
+      return reply.header('set-cookie', clearedCookie).send({ ok: true });
+    });
+
+    // The statechart is the machine's definition (docs/ carries the same file): no secret in it.
+    page.get('/ui/chart.svg', async (_req, reply) => {
+      const svg = await opts.chartSvg();
+      return reply.type('image/svg+xml; charset=utf-8').header('cache-control', 'no-cache').send(svg);
+    });
+
+    page.get('/ui/static/:name', async (req, reply) => {
+      const asset = assets.get((req.params as { name: string }).name);
+      if (!asset) return reply.code(404).send({ ok: false, error: { code: 'not_found', message: 'No such route.' } });
+      return reply.type(asset.type).header('cache-control', 'no-cache').send(asset.body);
+    });
+  });
+}

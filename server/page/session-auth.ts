@@ -1,0 +1,77 @@
+/**
+ * Who may call a protected route: an API client with the key (`X-API-KEY` / Bearer, exactly as
+ * before: no cookie, no CSRF token), or the operator page with a live session cookie. A page
+ * request that changes anything (every method but GET/HEAD) must also carry the session's CSRF
+ * token in `X-CSRF-Token`: the cookie rides along on any request the browser makes, the token
+ * only on those our own page script makes (SameSite=Strict is the second lock, not the only one).
+ * @module
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import { presentedKey } from '../auth.js';
+import { SESSION_COOKIE, tokensEqual, type Session, type SessionStore } from './sessions.js';
+
+export type AuthOutcome =
+  | { ok: true; via: 'key' }
+  | { ok: true; via: 'session'; sessionId: string; session: Session }
+  | { ok: false; status: 401 | 403; code: 'unauthorized' | 'csrf_required' | 'csrf_invalid'; message: string };
+
+const UNAUTHORIZED = {
+  ok: false,
+  status: 401,
+  code: 'unauthorized',
+  message: 'A valid API key is required (X-API-KEY or Authorization: Bearer), or a page session.',
+} as const;
+
+const SAFE_METHODS = new Set(['GET', 'HEAD']);
+
+/** The value of one cookie, or null. Only our own cookie is read; others are ignored unparsed. */
+export function cookieValue(headers: IncomingHttpHeaders, name: string): string | null {
+  const raw = headers.cookie;
+  if (typeof raw !== 'string' || raw.length > 8192) return null;
+  for (const part of raw.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq < 0) continue;
+    if (part.slice(0, eq).trim() === name) {
+      const value = part.slice(eq + 1).trim();
+      return /^[A-Za-z0-9_-]{1,128}$/.test(value) ? value : null;
+    }
+  }
+  return null;
+}
+
+export function sessionOf(sessions: SessionStore, headers: IncomingHttpHeaders): { id: string; session: Session } | null {
+  const id = cookieValue(headers, SESSION_COOKIE);
+  const session = sessions.lookup(id);
+  return id && session ? { id, session } : null;
+}
+
+/** The CSRF check of a state-changing session request; null when it passes. */
+export function csrfRefusal(session: Session, headers: IncomingHttpHeaders): Extract<AuthOutcome, { ok: false }> | null {
+  const presented = headers['x-csrf-token'];
+  if (typeof presented !== 'string' || presented.length === 0) {
+    return { ok: false, status: 403, code: 'csrf_required', message: 'A page request that changes something must carry the X-CSRF-Token header.' };
+  }
+  if (!tokensEqual(presented, session.csrfToken)) {
+    return { ok: false, status: 403, code: 'csrf_invalid', message: 'The X-CSRF-Token header does not match this session; reload the page.' };
+  }
+  return null;
+}
+
+export function createRequestAuth(keyCheck: (headers: IncomingHttpHeaders) => boolean, sessions: SessionStore) {
+  return (method: string, headers: IncomingHttpHeaders): AuthOutcome => {
+    // A presented key decides alone (an API client with a stray cookie is still a key client).
+    if (presentedKey(headers) !== null) return keyCheck(headers) ? { ok: true, via: 'key' } : UNAUTHORIZED;
+    const found = sessionOf(sessions, headers);
+    if (!found) {
+      // No credential at all: the key check counts and logs it as `missing`.
+      keyCheck(headers);
+      return UNAUTHORIZED;
+    }
+    if (!SAFE_METHODS.has(method)) {
+      const refusal = csrfRefusal(found.session, headers);
+      if (refusal) return refusal;
+    }
+    sessions.touch(found.id);
+    return { ok: true, via: 'session', sessionId: found.id, session: found.session };
+  };
+}

@@ -1,0 +1,48 @@
+// Calls to the supervisor's API from the page. The session cookie rides along by itself
+// (HttpOnly: this script never sees it); every POST carries the CSRF token from the page's
+// meta tag. The API key is never known to the page.
+
+const API = '/api/plugins/argus_supervisor';
+const meta = document.querySelector('meta[name="csrf-token"]');
+const csrfToken = meta ? meta.getAttribute('content') || '' : '';
+
+const listeners = new Set();
+/** Called when an answer says the session is gone (401): the page offers to log in again. */
+export function onSessionEnded(fn) {
+  listeners.add(fn);
+}
+
+async function post(url, body) {
+  let res;
+  try {
+    res = await fetch(url, {
+      method: 'POST',
+      credentials: 'same-origin',
+      headers: { 'content-type': 'application/json', 'x-csrf-token': csrfToken },
+      body: JSON.stringify(body),
+    });
+  } catch {
+    return { ok: false, error: { code: 'network_error', message: 'The supervisor could not be reached.' } };
+  }
+  if (res.status === 401) for (const fn of listeners) fn();
+  try {
+    return await res.json();
+  } catch {
+    return { ok: false, error: { code: 'invalid_response', message: `The supervisor answered ${res.status} without a readable body.` } };
+  }
+}
+
+export const api = {
+  campaigns: (body) => post(`${API}/campaigns`, body),
+  action: (body) => post(`${API}/campaign_action`, body),
+  health: () => post(`${API}/health`, {}),
+  logout: () => post('/ui/logout', {}),
+  eventsUrl: `${API}/events`,
+};
+
+/** The rendered statechart: our own server's SVG text (chart.js parses it as SVG). */
+export async function fetchChart() {
+  const res = await fetch('/ui/chart.svg', { credentials: 'same-origin' });
+  if (!res.ok) throw new Error(`the statechart could not be loaded (${res.status})`);
+  return res.text();
+}
