@@ -115,7 +115,7 @@ export function registerPageRoutes(app: FastifyInstance, opts: PageRoutesOptions
 
     page.get('/ui/static/:name', async (req, reply) => {
       const asset = assets.get((req.params as { name: string }).name);
-      if (!asset) return reply.code(404).send({ ok: false, error: { code: 'not_found', message: 'No such route.' } });
+      if (!asset) return reply.callNotFound();
       return reply.type(asset.type).header('cache-control', 'no-cache').send(asset.body);
     });
   });

@@ -86,8 +86,17 @@ export async function routesAtRuntime(): Promise<Route[]> {
   const printed = app.printRoutes({ commonPrefix: false });
   await app.close();
   const routes: Route[] = [];
-  for (const m of printed.matchAll(/(\/\S*) \(([A-Z, ]+)\)/g)) {
-    for (const method of m[2]!.split(/,\s*/)) if (method !== 'HEAD') routes.push({ method, url: m[1]! });
+  // A tree: each node's text continues its parent's path (with a `GET /` route, the children of
+  // `/` print without their leading slash), so the full path is rebuilt from the indentation.
+  const stack: string[] = [];
+  for (const line of printed.split('\n')) {
+    const m = /^([│ ]*)[├└]── (\S+)(?: \(([A-Z, ]+)\))?$/.exec(line);
+    if (!m) continue;
+    const depth = m[1]!.length / 4;
+    stack.length = depth;
+    const url = (stack[depth - 1] ?? '') + m[2]!;
+    stack.push(url);
+    for (const method of m[3]?.split(/,\s*/) ?? []) if (method !== 'HEAD') routes.push({ method, url });
   }
   return routes;
 }
