@@ -4,6 +4,8 @@ import { recordConsole } from './test/setup/console-record.js';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // The browser tests run on their own (npm run test:e2e, vitest.e2e.config.ts).
+    exclude: ['test/e2e/**', 'node_modules/**'],
     environment: 'node',
     // Integration tests start real loopback servers and child processes; give them room
     // without hiding hangs.
