@@ -92,14 +92,15 @@ export function appPage(csrfToken: string): string {
 <p id="actions-epoch" class="epoch"></p>
 <div id="actions" class="actions"></div>
 </section>
-<section class="card" aria-labelledby="decision-title">
-<h3 id="decision-title">Last decision</h3>
-<dl id="decision" class="facts"></dl>
-</section>
 <section class="card chart-card" aria-labelledby="chart-title">
 <h3 id="chart-title">Statechart</h3>
 <p id="chart-active" class="chart-active"></p>
+<p class="chart-tools"><input type="checkbox" id="chart-fit"><label for="chart-fit">Fit the whole chart in the panel</label></p>
 <div id="chart" class="chart"></div>
+</section>
+<section class="card" aria-labelledby="decision-title">
+<h3 id="decision-title">Last decision</h3>
+<dl id="decision" class="facts"></dl>
 </section>
 <section class="card" aria-labelledby="timeline-title">
 <h3 id="timeline-title">Public events</h3>

@@ -5,6 +5,7 @@
  * static assets. Every answer carries the page's security headers.
  * @module
  */
+import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { appPage, loginPage } from './page-html.js';
@@ -24,36 +25,64 @@ export interface PageRoutesOptions {
 /** Largest login form accepted: a key is at most a few hundred bytes. */
 export const LOGIN_BODY_LIMIT = 4096;
 
-const CSP = [
+const POLICY = [
   "default-src 'self'",
   "script-src 'self'",
-  "style-src 'self'",
   "img-src 'self'",
   "connect-src 'self'",
   "object-src 'none'",
   "base-uri 'none'",
   "form-action 'self'",
   "frame-ancestors 'none'",
-].join('; ');
+];
+/** The SVG opened on its own: its own <style> applies, nothing can run. */
+const SVG_POLICY = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'";
+
+/**
+ * The page's policy. The statechart is inlined into the page, so its own `<style>` block would
+ * be blocked by `style-src 'self'`: it is allowed by the hash of its exact text, and nothing else
+ * inline is (no inline script at all, no `style=` attribute, no other style block).
+ */
+export function pagePolicy(styleHashes: string[] = []): string {
+  const styles = ["style-src 'self'", ...styleHashes.map((h) => `'sha256-${h}'`)].join(' ');
+  return [...POLICY, styles].join('; ');
+}
+
+const XML_ENTITIES: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
+/** sha256 (base64) of each <style> element's text in an SVG, as the browser will hash it. */
+export function styleHashes(svg: string): string[] {
+  return [...svg.matchAll(/<style[^>]*>([\s\S]*?)<\/style>/g)].map((m) => {
+    const text = m[1]!.replace(/&(lt|gt|amp|quot|apos);/g, (_w, name: string) => XML_ENTITIES[name]!);
+    return createHash('sha256').update(text, 'utf8').digest('base64');
+  });
+}
 
 function securityHeaders(reply: FastifyReply): void {
+  if (!reply.hasHeader('content-security-policy')) void reply.header('content-security-policy', pagePolicy());
   void reply
-    .header('content-security-policy', CSP)
     .header('x-content-type-options', 'nosniff')
     .header('referrer-policy', 'no-referrer')
     .header('x-frame-options', 'DENY')
     .header('cross-origin-opener-policy', 'same-origin');
 }
 
-/** True when the Origin header (if any) names this server's own origin (its Host header). */
+/**
+ * True when the login comes from this server's own page. `Origin` must name this server (its
+ * Host header). Under `Referrer-Policy: no-referrer` a browser sends `Origin: null` on a form
+ * post, so then `Sec-Fetch-Site` must say `same-origin`; without either header (curl, a script)
+ * the request is not a browser's cross-site one. `same-site` is refused too: another port on
+ * this host (the simulator, any local service) is the same site, not the same origin.
+ */
 function sameOrigin(headers: IncomingHttpHeaders): boolean {
   const origin = headers.origin;
-  if (origin === undefined) return headers['sec-fetch-site'] !== 'cross-site';
+  const site = headers['sec-fetch-site'];
+  if (origin === 'null') return site === 'same-origin';
+  if (origin === undefined) return site === undefined || site === 'same-origin' || site === 'none';
   try {
     const url = new URL(origin);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.host === headers.host;
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.host === headers.host && (site === undefined || site === 'same-origin');
   } catch {
-    return false; // `null` and anything unparsable
+    return false;
   }
 }
 
@@ -81,6 +110,9 @@ export function registerPageRoutes(app: FastifyInstance, opts: PageRoutesOptions
       const found = sessionOf(sessions, req.headers);
       if (!found) return html(reply, 200, loginPage(null));
       sessions.touch(found.id);
+      // A chart that cannot be rendered leaves the page usable (the chart panel says so).
+      const hashes = await opts.chartSvg().then(styleHashes, () => []);
+      void reply.header('content-security-policy', pagePolicy(hashes));
       return html(reply, 200, appPage(found.session.csrfToken));
     });
 
@@ -110,7 +142,7 @@ export function registerPageRoutes(app: FastifyInstance, opts: PageRoutesOptions
     // The statechart is the machine's definition (docs/ carries the same file): no secret in it.
     page.get('/ui/chart.svg', async (_req, reply) => {
       const svg = await opts.chartSvg();
-      return reply.type('image/svg+xml; charset=utf-8').header('cache-control', 'no-cache').send(svg);
+      return reply.type('image/svg+xml; charset=utf-8').header('cache-control', 'no-cache').header('content-security-policy', SVG_POLICY).send(svg);
     });
 
     page.get('/ui/static/:name', async (req, reply) => {

@@ -61,6 +61,10 @@ describe('the operator page', () => {
     await page.locator('#actions [data-action="release"]').filter({ hasText: `epoch ${lease.epoch}` }).waitFor();
     await w.shot('statechart-controlling', page.locator('.chart-card'));
     await w.shot('page-controlling');
+    // The whole chart scaled into the panel, the controlling state still marked.
+    await page.getByLabel('Fit the whole chart in the panel').check();
+    await w.shot('statechart-controlling-whole', page.locator('.chart-card'));
+    await page.getByLabel('Fit the whole chart in the panel').uncheck();
 
     // A change made elsewhere (the test's own API client) reaches the page by the event stream alone.
     const released = await w.api('campaign_action', { campaign_id: 'live-1', action: 'release', epoch: lease.epoch });
@@ -90,6 +94,7 @@ describe('the operator page', () => {
     expect(await page.locator('#question-text').textContent()).toBe(question.text);
     expect(await page.locator('#question-source').textContent()).toContain('remote');
     await w.shot('needs-you-card', card);
+    await w.shot('page-needs-you');
     // The injected text in the question stays text: no element was made from it.
     expect(await page.locator('#question-text').evaluate((n) => n.children.length)).toBe(0);
 

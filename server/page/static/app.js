@@ -3,7 +3,7 @@
 // JavaScript with no dependency; the API key never reaches this script (the session cookie is
 // HttpOnly), and every string from the API is shown with textContent.
 import { api, onSessionEnded } from './api.js';
-import { highlight, loadChart } from './chart.js';
+import { bindFit, highlight, loadChart, revealActive } from './chart.js';
 import { ACTIONS, prependEvent, renderActions, renderDecision, renderNeedsYou, renderSummary, renderTimeline } from './detail.js';
 import { ask } from './dialog.js';
 import { $, announce, setText } from './dom.js';
@@ -47,7 +47,10 @@ async function select(id) {
   renderSelected();
   await loadChart($('chart')).catch(chartFailed);
   renderSelected();
+  if (!$('chart').classList.contains('fit')) revealActive($('chart'));
 }
+
+bindFit($('chart'), $('chart-fit'));
 
 /** Applies a fresh view from an action's answer, and reloads the events and active states. */
 async function refresh(id) {

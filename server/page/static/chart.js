@@ -41,3 +41,23 @@ export function highlight(container, ids, caption) {
   if (caption) setText(caption, leaves.length ? `Active: ${leaves.join(', ')}` : 'No active state reported.');
   return found;
 }
+
+/** Scrolls the chart panel (only it, never the page) so the deepest active authority state is centred. */
+export function revealActive(container) {
+  const nodes = [...container.querySelectorAll('[data-active="true"]')].filter((n) => !n.querySelector('[data-active="true"]'));
+  const target = nodes.find((n) => (n.getAttribute('data-state') || '').includes('.authority.')) ?? nodes[0];
+  const box = target?.querySelector('rect');
+  if (!box) return;
+  const c = container.getBoundingClientRect();
+  const r = box.getBoundingClientRect();
+  container.scrollLeft += r.left - c.left - (c.width - r.width) / 2;
+  container.scrollTop += r.top - c.top - (c.height - r.height) / 2;
+}
+
+/** The "fit" switch: the whole chart scaled into the panel, or its real size (scrolled to what is active). */
+export function bindFit(container, checkbox) {
+  checkbox.addEventListener('change', () => {
+    container.classList.toggle('fit', checkbox.checked);
+    if (!checkbox.checked) revealActive(container);
+  });
+}
