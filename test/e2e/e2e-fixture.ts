@@ -117,7 +117,7 @@ export async function logIn(w: E2EWorld): Promise<void> {
 export async function attachThroughPage(w: E2EWorld, campaignId: string, taskId: string): Promise<void> {
   const { page } = w;
   // The <details> stays open after an attach; a second click would close it.
-  if (!(await page.locator('details.attach').evaluate((d) => (d as { open: boolean }).open))) await page.getByText('Attach a campaign to a remote task').click();
+  if (!(await page.locator('details.attach').evaluate((d) => (d as unknown as { open: boolean }).open))) await page.getByText('Attach a campaign to a remote task').click();
   await page.getByLabel('Campaign id').fill(campaignId);
   await page.getByLabel('Remote task id').fill(taskId);
   await page.getByLabel('Objective').fill(`watch ${taskId}`);
