@@ -51,7 +51,7 @@ describe('the campaign list with hundreds of campaigns', () => {
     const liveMs = Date.now() - t1;
     expect(liveMs).toBeLessThan(1000);
     expect(await page.locator('#campaign-count').textContent()).toBe(`(${PAUSED + 1} of ${COUNT})`);
-    const unmarked = await page.evaluate(() => [...document.querySelectorAll('#campaign-rows tr')].filter((tr) => !(tr as unknown as { mark?: boolean }).mark).length);
+    const unmarked = await page.evaluate(() => Array.from(document.querySelectorAll('#campaign-rows tr')).filter((tr) => !(tr as unknown as { mark?: boolean }).mark).length);
     expect(unmarked).toBe(0);
     console.log(`e2e: ${COUNT} campaigns listed ${renderMs} ms after the login click; one live row update shown in ${liveMs} ms`);
 
