@@ -43,7 +43,7 @@ async function smoke(url: string | null, env: Record<string, string | undefined>
   return { code, lines: out.trim().split('\n').filter(Boolean), stderr: err };
 }
 
-const verdicts = (r: SmokeRun) => r.lines.map((l) => l.split(':')[0]);
+const verdicts = (r: SmokeRun): string[] => r.lines.map((l) => l.split(':')[0] ?? '');
 const ALL_PASS = ['pass health', 'pass wrong_key', 'pass right_key', 'pass no_secret', 'pass remote'];
 
 describe('scripts/smoke against a real serve', () => {
