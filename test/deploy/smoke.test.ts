@@ -116,6 +116,7 @@ describe('scripts/smoke against a real serve', () => {
 /** What a hand-written server answers; each variant gets one thing wrong. */
 interface FakeBehaviour {
   sha?: string;
+  publicExtra?: Record<string, unknown>;
   acceptAnyKey?: boolean;
   health?: Record<string, unknown>;
 }
@@ -135,7 +136,7 @@ describe('scripts/smoke against servers that get one thing wrong', () => {
         res.writeHead(status, { 'content-type': 'application/json' });
         res.end(JSON.stringify(body));
       };
-      if (req.method === 'GET' && req.url === '/health') return send(200, { status: 'ok', version: '0.1.0', sha: b.sha ?? SHA });
+      if (req.method === 'GET' && req.url === '/health') return send(200, { status: 'ok', version: '0.1.0', sha: b.sha ?? SHA, ...b.publicExtra });
       if (req.method === 'POST' && req.url === '/api/plugins/argus_supervisor/health') {
         if (!b.acceptAnyKey && req.headers['x-api-key'] !== KEY) return send(401, { ok: false, error: { code: 'unauthorized', message: 'no' } });
         return send(200, b.health ?? goodHealth());
@@ -162,6 +163,7 @@ describe('scripts/smoke against servers that get one thing wrong', () => {
     ['accepts any key', { acceptAnyKey: true }, 'fail wrong_key', /a wrong key got 200, not 401/],
     ['has no remote section', { health: { ...goodHealth(), remote: undefined } }, 'fail remote', /no remote section/],
     ['cannot reach its configured remote', { health: { ...goodHealth(), remote: { ...GOOD_REMOTE, reachable: false } } }, 'fail remote', /"reachable":false/],
+    ['says more than its identity on the public /health', { publicExtra: { controller_id: 'argus-openoperator' } }, 'fail health', /says more than status, version, sha: controller_id/],
     ['reports the key as its SHA', { sha: KEY }, 'fail health', /sha "\*{12}" is not EXPECTED_SHA/],
   ])('fails a server that %s', async (_label, behaviour, verdict, detail) => {
     const r = await run(behaviour);
