@@ -12,7 +12,7 @@ import type { ApiResult, RequestOptions, SupervisorApi } from '../services/api/s
 import { isValidIdempotencyKey } from '../services/authority/request-gate.js';
 import { createKeyCheck } from './auth.js';
 import { registerPageRoutes } from './page/page-routes.js';
-import { createRequestAuth } from './page/session-auth.js';
+import { bindToSession, createRequestAuth } from './page/session-auth.js';
 import { SessionStore, type SessionOptions } from './page/sessions.js';
 
 export const API_PREFIX = '/api/plugins/argus_supervisor';
@@ -76,6 +76,7 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
     protectedRoutes.addHook('onRequest', async (req, reply) => {
       const auth = authorize(req.method, req.headers);
       if (!auth.ok) return reply.code(auth.status).send({ ok: false, error: { code: auth.code, message: auth.message } });
+      if (auth.via === 'session') bindToSession(sessions, auth.sessionId, reply.raw, sessions.checkEveryMs);
     });
 
     protectedRoutes.get('/metrics', async (_req, reply) => {

@@ -6,7 +6,7 @@
  * only on those our own page script makes (SameSite=Strict is the second lock, not the only one).
  * @module
  */
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { presentedKey } from '../auth.js';
 import { SESSION_COOKIE, tokensEqual, type Session, type SessionStore } from './sessions.js';
 
@@ -74,4 +74,16 @@ export function createRequestAuth(keyCheck: (headers: IncomingHttpHeaders) => bo
     sessions.touch(found.id);
     return { ok: true, via: 'session', sessionId: found.id, session: found.session };
   };
+}
+
+/**
+ * A long answer given to a session (the event stream) ends when the session does: logout, idle
+ * or absolute expiry. Watching does not renew the session; only requests do.
+ */
+export function bindToSession(sessions: SessionStore, sessionId: string, res: ServerResponse, everyMs = 15_000): void {
+  const timer = setInterval(() => {
+    if (!sessions.lookup(sessionId)) res.destroy();
+  }, everyMs);
+  timer.unref();
+  res.once('close', () => clearInterval(timer));
 }

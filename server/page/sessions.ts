@@ -21,6 +21,8 @@ export interface SessionOptions {
   idleTtlMs?: number;
   absoluteTtlMs?: number;
   maxSessions?: number;
+  /** How often a long answer (the event stream) checks that its session is still live. */
+  checkEveryMs?: number;
   now?: () => number;
 }
 
@@ -39,12 +41,14 @@ export class SessionStore {
   readonly absoluteTtlMs: number;
   private readonly maxSessions: number;
   private readonly now: () => number;
+  readonly checkEveryMs: number;
 
   constructor(opts: SessionOptions = {}) {
     this.absoluteTtlMs = opts.absoluteTtlMs ?? ABSOLUTE_TTL_MS;
     this.idleTtlMs = Math.min(opts.idleTtlMs ?? DEFAULT_IDLE_TTL_MS, this.absoluteTtlMs);
     this.maxSessions = Math.max(1, opts.maxSessions ?? DEFAULT_MAX_SESSIONS);
     this.now = opts.now ?? Date.now;
+    this.checkEveryMs = opts.checkEveryMs ?? 15_000;
   }
 
   get size(): number {

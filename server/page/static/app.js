@@ -132,11 +132,13 @@ function connect() {
     const e = JSON.parse(event.data);
     if (e.campaign_id === state.selected && prependEvent(e) && e.kind === 'NEEDS_YOU') announce(`${e.campaign_id} needs you.`);
   });
-  source.addEventListener('error', () => {
-    if (source.readyState === EventSource.CLOSED) {
-      status('Live updates stopped; retrying in 5 s.');
-      setTimeout(connect, 5000);
-    } else status('Reconnecting…');
+  source.addEventListener('error', async () => {
+    if (source.readyState !== EventSource.CLOSED) return status('Reconnecting…');
+    // A refused stream is often an ended session: ask once; a 401 says so (onSessionEnded).
+    const probe = await api.health();
+    if (probe.error?.code === 'unauthorized') return;
+    status('Live updates stopped; retrying in 5 s.');
+    setTimeout(connect, 5000);
   });
 }
 
