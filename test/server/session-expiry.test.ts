@@ -3,7 +3,10 @@
  * after login whatever the use, when the count bound drops the least recently used one, and
  * with a shorter idle lifetime from ARGUS_SUPERVISOR_SESSION_TTL_SECONDS. The clock is injected.
  */
+import { createServer } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
+import { bindToSession } from '../../server/page/session-auth.js';
+import { SessionStore } from '../../server/page/sessions.js';
 import { ConfigError, loadConfig } from '../../services/runtime/config.js';
 import { createScope, tempStateRoot } from '../fixtures/supervisor-harness.js';
 import { get, login, post, startSessionWorld, type SessionWorld } from './session-fixture.js';
@@ -94,5 +97,45 @@ describe('ARGUS_SUPERVISOR_SESSION_TTL_SECONDS', () => {
     expect(await alive(w, s)).toBe(200);
     w.clock.now += 121_000;
     expect(await alive(w, s)).toBe(401);
+  });
+});
+
+describe('a long answer given to a session', () => {
+  it('ends when the session ends (an open event stream does not outlive logout or expiry)', async () => {
+    let now = 0;
+    const sessions = new SessionStore({ now: () => now });
+    const a = sessions.create().id;
+    const b = sessions.create().id;
+    const server = scope.defer(
+      createServer((req, res) => {
+        bindToSession(sessions, req.url === '/a' ? a : b, res, 10);
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(': open\n\n');
+      }),
+      (s) => new Promise((resolve) => s.close(resolve)),
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+    const open = async (path: string) => {
+      const res = await fetch(`http://127.0.0.1:${port}${path}`);
+      const reader = res.body!.getReader();
+      await reader.read(); // the first comment
+      return reader.read().then(
+        () => 'ended',
+        () => 'ended',
+      );
+    };
+    const endedA = open('/a');
+    const endedB = open('/b');
+    await new Promise((r) => setTimeout(r, 50));
+    sessions.end(a); // logout
+    expect(await endedA).toBe('ended');
+    let bEnded = false;
+    void endedB.then(() => (bEnded = true));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(bEnded).toBe(false); // the other session's stream stays open
+    now += 31 * MIN; // idle expiry
+    expect(await endedB).toBe('ended');
+    server.closeAllConnections();
   });
 });
