@@ -5,7 +5,6 @@
  * static assets. Every answer carries the page's security headers.
  * @module
  */
-import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { appPage, loginPage } from './page-html.js';
@@ -38,23 +37,15 @@ const POLICY = [
 /** The SVG opened on its own: its own <style> applies, nothing can run. */
 const SVG_POLICY = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'";
 
-/**
- * The page's policy. The statechart is inlined into the page, so its own `<style>` block would
- * be blocked by `style-src 'self'`: it is allowed by the hash of its exact text, and nothing else
- * inline is (no inline script at all, no `style=` attribute, no other style block).
- */
-export function pagePolicy(styleHashes: string[] = []): string {
-  const styles = ["style-src 'self'", ...styleHashes.map((h) => `'sha256-${h}'`)].join(' ');
-  return [...POLICY, styles].join('; ');
-}
+/** The page's policy: nothing inline at all (the chart's style is served as /ui/chart.css). */
+export const pagePolicy = (): string => [...POLICY, "style-src 'self'"].join('; ');
 
 const XML_ENTITIES: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
-/** sha256 (base64) of each <style> element's text in an SVG, as the browser will hash it. */
-export function styleHashes(svg: string): string[] {
-  return [...svg.matchAll(/<style[^>]*>([\s\S]*?)<\/style>/g)].map((m) => {
-    const text = m[1]!.replace(/&(lt|gt|amp|quot|apos);/g, (_w, name: string) => XML_ENTITIES[name]!);
-    return createHash('sha256').update(text, 'utf8').digest('base64');
-  });
+/** The text of every <style> element of an SVG, as CSS (the page drops the elements when it inlines the SVG). */
+export function svgStyles(svg: string): string {
+  return [...svg.matchAll(/<style[^>]*>([\s\S]*?)<\/style>/g)]
+    .map((m) => m[1]!.replace(/&(lt|gt|amp|quot|apos);/g, (_w, name: string) => XML_ENTITIES[name]!))
+    .join('\n');
 }
 
 function securityHeaders(reply: FastifyReply): void {
@@ -108,11 +99,13 @@ export function registerPageRoutes(app: FastifyInstance, opts: PageRoutesOptions
 
     page.get('/', async (req, reply) => {
       const found = sessionOf(sessions, req.headers);
-      if (!found) return html(reply, 200, loginPage(null));
+      // The chart's layout takes about a second once per process (memoized): start it while the
+      // operator types the key, so the page after login does not wait for it.
+      if (!found) {
+        opts.chartSvg().catch(() => undefined);
+        return html(reply, 200, loginPage(null));
+      }
       sessions.touch(found.id);
-      // A chart that cannot be rendered leaves the page usable (the chart panel says so).
-      const hashes = await opts.chartSvg().then(styleHashes, () => []);
-      void reply.header('content-security-policy', pagePolicy(hashes));
       return html(reply, 200, appPage(found.session.csrfToken));
     });
 
@@ -143,6 +136,12 @@ export function registerPageRoutes(app: FastifyInstance, opts: PageRoutesOptions
     page.get('/ui/chart.svg', async (_req, reply) => {
       const svg = await opts.chartSvg();
       return reply.type('image/svg+xml; charset=utf-8').header('cache-control', 'no-cache').header('content-security-policy', SVG_POLICY).send(svg);
+    });
+
+    // The chart's own style block as a stylesheet: inlined, the block would need 'unsafe-inline'.
+    page.get('/ui/chart.css', async (_req, reply) => {
+      const css = svgStyles(await opts.chartSvg());
+      return reply.type('text/css; charset=utf-8').header('cache-control', 'no-cache').send(css);
     });
 
     page.get('/ui/static/:name', async (req, reply) => {

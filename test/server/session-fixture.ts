@@ -9,6 +9,9 @@ import { canary } from '../fixtures/canary.js';
 import { captureLogs } from '../fixtures/log-capture.js';
 import { startTestSupervisor, tempStateRoot, type Scope, type TestSupervisor } from '../fixtures/supervisor-harness.js';
 
+/** A stand-in statechart (the real one is tested in test/chart and the browser tests). */
+export const CHART_STUB = '<svg xmlns="http://www.w3.org/2000/svg"><style>.argus-chart .state&gt;rect{fill:#fff}</style><g data-state="campaign"/></svg>';
+
 export interface SessionWorld extends TestSupervisor {
   base: string;
   key: string;
@@ -24,7 +27,7 @@ export async function startSessionWorld(scope: Scope, session: Omit<SessionOptio
   const started = await startTestSupervisor(scope, { stateRoot, apiKey: key, logger });
   const clock = { now: Date.parse('2026-12-01T10:00:00Z') };
   const app = scope.defer(
-    createHttpServer({ supervisor: started.supervisor, apiKey: key, logger, session: { ...session, now: () => clock.now }, chartSvg: async () => '<svg xmlns="http://www.w3.org/2000/svg"><g data-state="campaign"/></svg>' }),
+    createHttpServer({ supervisor: started.supervisor, apiKey: key, logger, session: { ...session, now: () => clock.now }, chartSvg: async () => CHART_STUB }),
     (a) => a.close(),
   );
   const base = (await listen(app, { kind: 'tcp', host: '127.0.0.1', port: 0 })).replace('[::1]', '127.0.0.1');

@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { canary } from '../fixtures/canary.js';
 import { createScope, metricValue } from '../fixtures/supervisor-harness.js';
-import { get, login, post, postLogin, startSessionWorld, type SessionWorld } from './session-fixture.js';
+import { CHART_STUB, get, login, post, postLogin, startSessionWorld, type SessionWorld } from './session-fixture.js';
 
 const scope = createScope();
 afterEach(() => scope.dispose());
@@ -199,6 +199,16 @@ describe('static assets', () => {
     expect((await get(w, '/ui/static/nothing.js')).status).toBe(404);
     expect((await get(w, '/ui/static/..%2Fpage-html.ts')).status).toBe(404);
     expect((await get(w, '/ui/static/%2E%2E%2F%2E%2E%2Fpackage.json')).status).toBe(404);
+  });
+
+  it("serves the chart's style block as /ui/chart.css, and the SVG alone under its own strict policy", async () => {
+    const css = await get(w, '/ui/chart.css');
+    expect(css.headers.get('content-type')).toMatch(/^text\/css/);
+    expect(css.text).toBe('.argus-chart .state>rect{fill:#fff}');
+    const svg = await get(w, '/ui/chart.svg');
+    expect(svg.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
+    expect(svg.text).toBe(CHART_STUB);
+    expect(svg.headers.get('content-security-policy')).toBe("default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'");
   });
 
   it('no page script uses innerHTML, eval or storage (strings from the API are text only)', async () => {

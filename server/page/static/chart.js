@@ -13,7 +13,9 @@ export function loadChart(container) {
       const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
       const svg = doc.documentElement;
       if (!svg || svg.nodeName.toLowerCase() !== 'svg') throw new Error('the statechart is not an SVG document');
-      for (const bad of svg.querySelectorAll('script, foreignObject')) bad.remove();
+      // Its <style> is served as /ui/chart.css (the page's CSP allows no inline style).
+      for (const bad of svg.querySelectorAll('script, foreignObject, style')) bad.remove();
+      if (!document.querySelector('link[href="/ui/chart.css"]')) document.head.append(Object.assign(document.createElement('link'), { rel: 'stylesheet', href: '/ui/chart.css' }));
       const node = document.importNode(svg, true);
       node.setAttribute('role', 'img');
       node.setAttribute('aria-label', 'Statechart of the campaign machine; the active states are highlighted');
