@@ -99,12 +99,9 @@ export function registerPageRoutes(app: FastifyInstance, opts: PageRoutesOptions
 
     page.get('/', async (req, reply) => {
       const found = sessionOf(sessions, req.headers);
-      // The chart's layout takes about a second once per process (memoized): start it while the
-      // operator types the key, so the page after login does not wait for it.
-      if (!found) {
-        opts.chartSvg().catch(() => undefined);
-        return html(reply, 200, loginPage(null));
-      }
+      // Not a warm-up of the chart here: its layout (about a second, once per process) runs on
+      // the event loop and would hold up the login itself. The list shows first, the chart after.
+      if (!found) return html(reply, 200, loginPage(null));
       sessions.touch(found.id);
       return html(reply, 200, appPage(found.session.csrfToken));
     });
