@@ -92,7 +92,8 @@ export function chartArrows(model: ChartModel): Arrow[] {
   const groups = new Map<string, { source: string; targets: string[]; edges: ChartEdge[] }>();
   for (const edge of model.edges) {
     const targets = edge.internal ? [] : edge.targets;
-    const key = `${edge.source}->${targets.join('+')}`;
+    // `always` arrows stay apart from event arrows: eventless is worth seeing at a glance.
+    const key = `${edge.source}->${targets.join('+')}${edge.kind === 'always' ? ':always' : ''}`;
     const group = groups.get(key) ?? { source: edge.source, targets, edges: [] };
     group.edges.push(edge);
     groups.set(key, group);
