@@ -42,6 +42,8 @@ const ElkConstructor = (elkBundled as unknown as { default: new () => ElkApi }).
 
 export const PAD = { x: 10, y: 6, compound: 12 } as const;
 const MARKER = 10;
+/** `priority.direction` of the edges ELK should keep pointing left to right when it breaks cycles. */
+const PRIORITY = { initial: 20, forward: 5 } as const;
 
 const ROOT_OPTIONS: Record<string, string> = {
   'elk.algorithm': 'layered',
@@ -76,8 +78,7 @@ function elkNode(node: ChartNode, children: Map<string, ChartNode[]>): ElkNode {
   if (kids.length === 0) return { id: node.id, width: Math.max(header.width, 60), height: Math.max(header.height, 28) };
   const inner: ElkNode[] = [];
   // The initial marker is a real (tiny) node with a real edge, so ELK places it before its target.
-  // First layer: otherwise cycles among the siblings can leave it after (right of) its target.
-  if (node.initial !== null) inner.push({ id: `init:${node.id}`, width: MARKER, height: MARKER, layoutOptions: { 'elk.layered.layering.layerConstraint': 'FIRST' } });
+  if (node.initial !== null) inner.push({ id: `init:${node.id}`, width: MARKER, height: MARKER });
   inner.push(...kids.map((k) => elkNode(k, children)));
   return {
     id: node.id,
@@ -104,13 +105,18 @@ export async function layoutChart(model: ChartModel): Promise<ChartLayout> {
   const root = model.nodes.find((n) => n.parent === null);
   if (!root) throw new Error('chart_model_invalid: the model has no root state');
   const arrows = chartArrows(model);
+  // Which way an arrow points is ELK's choice when states form cycles (most do here). Reading
+  // order is the machine's: initial marker first, then arrows to states declared later (the
+  // happy path: observing → claiming → controlling, ready → verifying → journaling → relaying).
+  const order = new Map(model.nodes.map((n, i) => [n.id, i]));
   const edges: ElkExtendedEdge[] = [];
   for (const node of model.nodes) {
-    if (node.initial !== null) edges.push({ id: `init:${node.id}`, sources: [`init:${node.id}`], targets: [node.initial] });
+    if (node.initial !== null) edges.push({ id: `init:${node.id}`, sources: [`init:${node.id}`], targets: [node.initial], layoutOptions: { 'elk.layered.priority.direction': String(PRIORITY.initial) } });
   }
   for (const arrow of arrows) {
     // ELK skips a label with empty text (leaves it unplaced at its container's corner): give it the text.
-    edges.push({ id: arrow.id, sources: [arrow.source], targets: [arrow.target], labels: [{ id: `${arrow.id}:label`, text: arrow.lines.map((l) => l.text).join('\n'), ...labelBox(arrow) }] });
+    const forward = (order.get(arrow.target) ?? 0) > (order.get(arrow.source) ?? 0);
+    edges.push({ id: arrow.id, sources: [arrow.source], targets: [arrow.target], ...(forward ? { layoutOptions: { 'elk.layered.priority.direction': String(PRIORITY.forward) } } : {}), labels: [{ id: `${arrow.id}:label`, text: arrow.lines.map((l) => l.text).join('\n'), ...labelBox(arrow) }] });
   }
   const graph: ElkNode = { id: 'chart-root', layoutOptions: ROOT_OPTIONS, children: [elkNode(root, children)], edges };
   const started = performance.now();
