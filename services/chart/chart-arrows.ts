@@ -46,24 +46,20 @@ export interface Arrow {
   lines: ArrowLine[];
 }
 
-/** `EVENT [guard]` for one transition; a guardless candidate after guarded ones reads `[else]`. */
-export function transitionText(edge: ChartEdge): string {
-  const event = edge.event ?? 'always';
+/**
+ * `EVENT [guard]` for one transition; a guardless candidate after guarded ones reads `[else]`.
+ * `short` (the drawn label) drops the `xstate.` prefix of XState's own events
+ * (`done.actor.claimLease`): on every third arrow it is only noise.
+ */
+export function transitionText(edge: ChartEdge, short = false): string {
+  const event = edge.event === null ? 'always' : short ? edge.event.replace(/^xstate\./, '') : edge.event;
   const guard = edge.guard ?? (edge.fallback ? 'else' : null);
   const loop = edge.internal ? ' (internal)' : '';
   return guard === null ? `${event}${loop}` : `${event} [${guard}]${loop}`;
 }
 
-/**
- * The drawn label of one transition: as `transitionText`, without the `xstate.` prefix of
- * XState's own events (`done.actor.claimLease`), which on every third arrow is only noise.
- */
-export function arrowText(edge: ChartEdge): string {
-  const event = edge.event === null ? 'always' : edge.event.replace(/^xstate\./, '');
-  const guard = edge.guard ?? (edge.fallback ? 'else' : null);
-  const loop = edge.internal ? ' (internal)' : '';
-  return guard === null ? `${event}${loop}` : `${event} [${guard}]${loop}`;
-}
+/** The drawn label of one transition. */
+export const arrowText = (edge: ChartEdge): string => transitionText(edge, true);
 
 /** Splits one transition's text into lines of at most WRAP characters, at `, ` boundaries. */
 export function wrapText(text: string, width = WRAP): string[] {
@@ -73,7 +69,7 @@ export function wrapText(text: string, width = WRAP): string[] {
   for (const piece of pieces) {
     if (current.length > 0 && current.length + piece.length > width) {
       lines.push(current.trimEnd());
-      current = `  ${piece}`;
+      current = `  ${piece.trimStart()}`;
     } else current += piece;
   }
   if (current.length > 0) lines.push(current.trimEnd());

@@ -114,9 +114,15 @@ export async function layoutChart(model: ChartModel): Promise<ChartLayout> {
     if (node.initial !== null) edges.push({ id: `init:${node.id}`, sources: [`init:${node.id}`], targets: [node.initial], layoutOptions: { 'elk.layered.priority.direction': String(PRIORITY.initial) } });
   }
   for (const arrow of arrows) {
-    // ELK skips a label with empty text (leaves it unplaced at its container's corner): give it the text.
     const forward = (order.get(arrow.target) ?? 0) > (order.get(arrow.source) ?? 0);
-    edges.push({ id: arrow.id, sources: [arrow.source], targets: [arrow.target], ...(forward ? { layoutOptions: { 'elk.layered.priority.direction': String(PRIORITY.forward) } } : {}), labels: [{ id: `${arrow.id}:label`, text: arrow.lines.map((l) => l.text).join('\n'), ...labelBox(arrow) }] });
+    edges.push({
+      id: arrow.id,
+      sources: [arrow.source],
+      targets: [arrow.target],
+      ...(forward ? { layoutOptions: { 'elk.layered.priority.direction': String(PRIORITY.forward) } } : {}),
+      // ELK leaves a label with empty text unplaced (at its container's corner): give it the text.
+      labels: [{ id: `${arrow.id}:label`, text: arrow.lines.map((l) => l.text).join('\n'), ...labelBox(arrow) }],
+    });
   }
   const graph: ElkNode = { id: 'chart-root', layoutOptions: ROOT_OPTIONS, children: [elkNode(root, children)], edges };
   const started = performance.now();

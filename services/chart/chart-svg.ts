@@ -25,26 +25,28 @@ const num = (v: number): string => {
 
 const MARKER_ID = 'argus-chart-arrow';
 
+// Every rule is scoped to `.argus-chart`: the page inlines the SVG, and its own `.state` or
+// `.edge` must neither restyle the chart nor be restyled by it.
 const STYLE = `
 .argus-chart{font-family:${FONT.family};background:#fff}
-.state>rect{fill:#fff;stroke:#4a5568;stroke-width:1.2}
-.state.compound>rect{fill:#f5f7fb}
-.state.parallel>rect{fill:#e9eef7;stroke-width:1.6}
-.state.region>rect{fill:#fafbfd;stroke:#5a6b8c;stroke-dasharray:7 4}
-.state.final>rect.final-inner{fill:none}
-.state.history>rect{fill:#f3f0ff;stroke:#6b46c1}
-.state-label{font-size:${FONT.stateSize}px;fill:#1a202c;font-weight:bold}
-.state.atomic>.state-label,.state.final>.state-label,.state.history>.state-label{font-weight:normal}
-.state-invoke{font-size:${FONT.stateSize}px;fill:#2b6cb0}
-.state[data-active="true"]>rect{stroke:#c05621;stroke-width:2.6}
-.state.atomic[data-active="true"]>rect,.state.final[data-active="true"]>rect.final-outer{fill:#feebc8}
-.initial-marker{fill:#1a202c}
-.initial-edge{fill:none;stroke:#1a202c;stroke-width:1.2;marker-end:url(#${MARKER_ID})}
-.edge>path{fill:none;stroke:#718096;stroke-width:1.1;marker-end:url(#${MARKER_ID})}
-.edge.internal>path{stroke-dasharray:3 3}
-.edge.always>path{stroke:#6b46c1}
-.edge-label{font-size:${FONT.labelSize}px;fill:#2d3748}
-.edge-label-bg{fill:#fff;fill-opacity:0.88}
+.argus-chart .state>rect{fill:#fff;stroke:#4a5568;stroke-width:1.2}
+.argus-chart .state.compound>rect{fill:#f5f7fb}
+.argus-chart .state.parallel>rect{fill:#e9eef7;stroke-width:1.6}
+.argus-chart .state.region>rect{fill:#fafbfd;stroke:#5a6b8c;stroke-dasharray:7 4}
+.argus-chart .state.final>rect.final-inner{fill:none}
+.argus-chart .state.history>rect{fill:#f3f0ff;stroke:#6b46c1}
+.argus-chart .state-label{font-size:${FONT.stateSize}px;fill:#1a202c;font-weight:bold}
+.argus-chart .state.atomic>.state-label,.argus-chart .state.final>.state-label,.argus-chart .state.history>.state-label{font-weight:normal}
+.argus-chart .state-invoke{font-size:${FONT.stateSize}px;fill:#2b6cb0}
+.argus-chart .state[data-active="true"]>rect{stroke:#c05621;stroke-width:2.6}
+.argus-chart .state.atomic[data-active="true"]>rect,.argus-chart .state.final[data-active="true"]>rect.final-outer{fill:#feebc8}
+.argus-chart .initial-marker{fill:#1a202c}
+.argus-chart .initial-edge{fill:none;stroke:#1a202c;stroke-width:1.2;marker-end:url(#${MARKER_ID})}
+.argus-chart .edge>path{fill:none;stroke:#718096;stroke-width:1.1;marker-end:url(#${MARKER_ID})}
+.argus-chart .edge.internal>path{stroke-dasharray:3 3}
+.argus-chart .edge.always>path{stroke:#6b46c1}
+.argus-chart .edge-label{font-size:${FONT.labelSize}px;fill:#2d3748}
+.argus-chart .edge-label-bg{fill:#fff;fill-opacity:0.88}
 `.trim();
 
 function children(model: ChartModel): Map<string | null, ChartNode[]> {
