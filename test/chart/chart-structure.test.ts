@@ -128,6 +128,14 @@ describe('the SVG', () => {
     for (const url of svg.match(/url\([^)]*\)/g) ?? []) expect(url).toMatch(/^url\(#[\w-]+\)$/);
   });
 
+  it('stays small enough to serve inline: grouped arrows, rounded numbers', () => {
+    // ~50 KB today for 35 states and 107 transitions; one arrow per transition would be far more.
+    expect(svg.length).toBeLessThan(120_000);
+    expect(svgEdges(svg).length).toBeLessThan(model.edges.length);
+    // Coordinates carry one decimal at most (attribute values, path data).
+    expect(svg.match(/="[^"]*\d\.\d{2,}[^"]*"/g)).toBeNull();
+  });
+
   it('is the same bytes on every render, and chartSvg() lays out once', async () => {
     const again = await renderChart(chartModel());
     expect(again.svg).toBe(svg);
