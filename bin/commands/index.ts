@@ -10,6 +10,7 @@ const COMMANDS: Record<string, () => Promise<(program: Command) => void>> = {
   probe: async () => (await import('./probe.js')).registerProbe,
   simulate: async () => (await import('./simulate.js')).registerSimulate,
   demo: async () => (await import('./demo.js')).registerDemo,
+  chart: async () => (await import('./chart.js')).registerChart,
 };
 
 export async function registerCommands(program: Command, argv: readonly string[] = process.argv.slice(2)): Promise<void> {

@@ -1,0 +1,82 @@
+/**
+ * `docs/statechart.svg` and `docs/statechart.mmd` are what `argus-supervisor chart` writes
+ * today: regenerated here (in process) and compared byte for byte, so a change to the machine
+ * that is not re-rendered fails with the command that refreshes them. The built CLI runs as a
+ * child too: stdout, `--out`, and a refused format (one `code: sentence` line, exit 2).
+ */
+import { spawnSync } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runChart } from '../../bin/commands/chart.js';
+import { chartMermaid, chartModel, chartSvg } from '../../services/chart/index.js';
+import { recordSyncOutput } from '../fixtures/child-output.js';
+import { removeScratch, scratchDir } from '../fixtures/scratch.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const CLI = path.join(ROOT, 'dist/bin/argus-supervisor.js');
+const REFRESH = 'npm run build && node dist/bin/argus-supervisor.js chart --format svg --out docs/statechart.svg && node dist/bin/argus-supervisor.js chart --format mermaid --out docs/statechart.mmd';
+const docs = (name: string) => readFile(path.join(ROOT, 'docs', name), 'utf8');
+
+const scratch: string[] = [];
+afterAll(async () => {
+  for (const dir of scratch) await removeScratch(dir);
+});
+
+function cli(name: string, args: string[]) {
+  return recordSyncOutput(name, spawnSync(process.execPath, [CLI, 'chart', ...args], { cwd: ROOT, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' }, timeout: 60_000 }));
+}
+
+describe('the generated chart in docs/', () => {
+  it('docs/statechart.svg is the current chart', async () => {
+    const fresh = await chartSvg();
+    const stored = await docs('statechart.svg');
+    expect(stored === fresh, `docs/statechart.svg is stale: refresh it with\n  ${REFRESH}`).toBe(true);
+  });
+
+  it('docs/statechart.mmd is the current chart', async () => {
+    const stored = await docs('statechart.mmd');
+    expect(stored === chartMermaid(chartModel()), `docs/statechart.mmd is stale: refresh it with\n  ${REFRESH}`).toBe(true);
+  });
+});
+
+describe('argus-supervisor chart', () => {
+  it('prints mermaid and json on stdout, and writes svg to --out', async () => {
+    const mermaid = cli('chart-mermaid', ['--format', 'mermaid']);
+    expect(mermaid.status).toBe(0);
+    expect(mermaid.stderr).toBe('');
+    expect(mermaid.stdout).toBe(await docs('statechart.mmd'));
+
+    const json = cli('chart-json', ['--format', 'json']);
+    expect(json.status).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual(JSON.parse(JSON.stringify(chartModel())));
+
+    const dir = await scratchDir('argus-chart-');
+    scratch.push(dir);
+    const out = path.join(dir, 'chart.svg');
+    const svg = cli('chart-svg', ['--format', 'svg', '--out', out]);
+    expect(svg.status).toBe(0);
+    expect(svg.stdout).toBe('');
+    expect(await readFile(out, 'utf8')).toBe(await docs('statechart.svg'));
+  });
+
+  it('refuses an unknown format and an unwritable --out with one line and exit 2', async () => {
+    const bad = cli('chart-bad-format', ['--format', 'png']);
+    expect(bad.status).toBe(2);
+    expect(bad.stdout).toBe('');
+    expect(bad.stderr).toMatch(/^chart_format_invalid: --format must be one of svg, mermaid, json \(got "png"\)\n$/);
+
+    const dir = await scratchDir('argus-chart-');
+    scratch.push(dir);
+    const unwritable = cli('chart-bad-out', ['--format', 'json', '--out', path.join(dir, 'missing', 'chart.json')]);
+    expect(unwritable.status).toBe(2);
+    expect(unwritable.stdout).toBe('');
+    expect(unwritable.stderr).toMatch(/^chart_write_failed: .*chart\.json could not be written \(ENOENT\)\n$/);
+  });
+
+  it('runChart answers the same in process', async () => {
+    expect(await runChart({ format: 'mermaid' })).toEqual({ exitCode: 0, stdout: chartMermaid(chartModel()), stderr: '' });
+    expect((await runChart({ format: '' })).exitCode).toBe(2);
+  });
+});
