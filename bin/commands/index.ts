@@ -10,6 +10,11 @@ const COMMANDS: Record<string, () => Promise<(program: Command) => void>> = {
   probe: async () => (await import('./probe.js')).registerProbe,
   simulate: async () => (await import('./simulate.js')).registerSimulate,
   demo: async () => (await import('./demo.js')).registerDemo,
+  // The client of a running serve (bin/commands/client, docs/cli.md).
+  campaigns: async () => (await import('./client/index.js')).registerCampaigns,
+  act: async () => (await import('./client/index.js')).registerAct,
+  status: async () => (await import('./client/index.js')).registerStatus,
+  events: async () => (await import('./client/index.js')).registerEvents,
 };
 
 export async function registerCommands(program: Command, argv: readonly string[] = process.argv.slice(2)): Promise<void> {

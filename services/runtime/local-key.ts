@@ -111,6 +111,14 @@ async function syncDir(dir: string): Promise<void> {
  */
 export async function withLocalKey(config: SupervisorConfig): Promise<{ config: SupervisorConfig; localKey: LocalKey | null }> {
   if (config.apiKey !== null) return { config, localKey: null };
-  const localKey = await ensureLocalKey(config.stateRoot);
+  let localKey: LocalKey;
+  try {
+    localKey = await ensureLocalKey(config.stateRoot);
+  } catch (error) {
+    if (error instanceof StartupFailure) throw error;
+    // The same line the owner lock gives for a root it cannot use (a file, no permission).
+    const errno = (error as NodeJS.ErrnoException).code ?? 'error';
+    throw new StartupFailure('state_root_unusable', `${config.stateRoot} cannot be used as the state root (${errno})`);
+  }
   return { config: { ...config, apiKey: localKey.key, apiKeySource: 'generated_local' }, localKey };
 }

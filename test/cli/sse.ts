@@ -30,7 +30,11 @@ export function openSse(url: string, headers: Record<string, string> = {}, socke
       const waiters = new Set<() => void>();
       let buffered = '';
       let text = '';
-      const body = new Promise<string>((done) => res.on('end', () => done(text)));
+      // 'close' too: a stream the test destroyed never ends, its text so far is the body.
+      const body = new Promise<string>((done) => {
+        res.on('end', () => done(text));
+        res.once('close', () => done(text));
+      });
       const closed = new Promise<void>((done) => res.once('close', () => done()));
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {

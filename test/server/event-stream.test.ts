@@ -78,7 +78,7 @@ const campaignFrame = (id: string, pred: (d: { campaign: Record<string, any>; ac
 
 describe('GET /api/plugins/argus_supervisor/events', () => {
   it('needs the key: 401 without one or with a wrong one, and no stream is opened', async () => {
-    for (const headers of [{}, { 'x-api-key': WRONG }, { authorization: `Bearer ${WRONG}` }]) {
+    for (const headers of [{}, { 'x-api-key': WRONG }, { authorization: `Bearer ${WRONG}` }] as Record<string, string>[]) {
       const s = await openSse(`${f.base}${EVENTS}`, headers);
       expect(s.status).toBe(401);
       expect(JSON.parse(await s.body)).toEqual({ ok: false, error: { code: 'unauthorized', message: expect.any(String) } });
