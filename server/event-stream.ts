@@ -45,6 +45,8 @@ export function registerEventStream(scope: FastifyInstance, source: LiveFeedSour
     if (open.size >= maxStreams) {
       return reply.code(503).send({ ok: false, error: { code: 'too_many_streams', message: `At most ${maxStreams} event streams may be open at once.` } });
     }
+    // Fastify answers HEAD with this GET route: headers only, never a held-open stream.
+    if (req.method === 'HEAD') return reply.code(200).header('content-type', 'text/event-stream; charset=utf-8').header('cache-control', 'no-store').send();
     reply.hijack();
     const res: ServerResponse = reply.raw;
     res.writeHead(200, {

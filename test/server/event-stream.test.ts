@@ -84,6 +84,10 @@ describe('GET /api/plugins/argus_supervisor/events', () => {
       expect(JSON.parse(await s.body)).toEqual({ ok: false, error: { code: 'unauthorized', message: expect.any(String) } });
     }
     expect(f.held()).toBe(0);
+    // HEAD (which Fastify answers with the GET route) gets headers only, and holds nothing open.
+    const head = await fetch(`${f.base}${EVENTS}`, { method: 'HEAD', headers: { 'x-api-key': KEY } });
+    expect([head.status, head.headers.get('content-type')]).toEqual([200, 'text/event-stream; charset=utf-8']);
+    expect(f.held()).toBe(0);
   });
 
   it('says hello with the revision, then a claim arrives as a campaign frame with controlling active within 1 s', async () => {
