@@ -8,7 +8,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { packageRoot } from '../../adapters/foreman/index.js';
+import { fakeForemanPath, packageRoot } from '../../adapters/foreman/index.js';
 import type { CampaignDocument } from '../../persistence/campaign-document.js';
 import { createMetrics, type SupervisorMetrics } from '../../services/api/metrics.js';
 import { createDecisionRuntime, type DecisionRuntime } from '../../services/decisions/decision-runtime.js';
@@ -22,7 +22,12 @@ export interface DecisionWorld {
   metrics: SupervisorMetrics;
   decisions: DecisionRuntime;
   argusHome: string;
+  /** Where the SIMULATED Foreman records each run (its argv, environment names and stdin). */
+  foremanRecord: string;
 }
+
+/** Debian's python3: the SIMULATED Foreman shim needs nothing but the standard library. */
+const FOREMAN_PYTHON = '/usr/bin/python3';
 
 /** The view fields the act reads (services/api/read-model.ts). */
 export interface DecisionView {
@@ -32,7 +37,7 @@ export interface DecisionView {
   pending_question: { key: string; text: string; source: string } | null;
   decisions: {
     mission: { project_id: string | null; binding: string };
-    last: { event_key: string; outcome: string; decision_id: string | null; kind: string | null } | null;
+    last: { event_key: string; outcome: string; decision_id: string | null; kind: string | null; foreman_directive: string | null } | null;
     reviewer_verdict: string | null;
   };
 }
@@ -60,13 +65,23 @@ export async function startDecisionWorld(stateRoot: string, url: string): Promis
     ARGUS_SUPERVISOR_STATE_ROOT: join(stateRoot, 'decision-act'),
     ARGUS_SUPERVISOR_BACKEND: 'codex',
     ARGUS_SUPERVISOR_ARGUS_PYTHON: process.execPath,
+    // The SIMULATED Foreman (simulator/foreman/fake_foreman.py) runs as a real python child.
+    ARGUS_SUPERVISOR_FOREMAN_ENABLED: '1',
+    ARGUS_SUPERVISOR_FOREMAN_PYTHON: FOREMAN_PYTHON,
   });
   const metrics = createMetrics({ defaultMetrics: false });
-  const decisions = createDecisionRuntime(config, { metrics, env: { PATH: process.env.PATH }, simulatedArgusServer: server });
+  const foremanRecord = join(config.stateRoot, 'fake-foreman-record.jsonl');
+  const decisions = createDecisionRuntime(config, {
+    metrics,
+    env: { PATH: process.env.PATH },
+    simulatedArgusServer: server,
+    simulatedForemanShim: fakeForemanPath(),
+    foremanExtraEnv: { FAKE_FOREMAN_RECORD: foremanRecord },
+  });
   if (!decisions.argusHome) throw new DemoFailure('the Argus home could not be resolved');
   const supervisor = await createSupervisor({ config, metrics, decisions });
   await supervisor.start({ heartbeat: false, initialSweep: false });
-  return { supervisor, metrics, decisions, argusHome: decisions.argusHome };
+  return { supervisor, metrics, decisions, argusHome: decisions.argusHome, foremanRecord };
 }
 
 export function writeFakeScript(argusHome: string, script: Record<string, ScriptEntry>): void {
@@ -112,6 +127,12 @@ export function argusProject(argusHome: string, projectId: string): FakeProject 
 }
 
 export const eventKeyOf = (message: ArgusMessage): string | null => /^EVENT_KEY: (\S+)$/m.exec(message.text)?.[1] ?? null;
+
+/** The SIMULATED Foreman's runs, as it recorded them (one JSON line per run). */
+export function foremanRuns(record: string): { stdin: string }[] {
+  if (!existsSync(record)) return [];
+  return readFileSync(record, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as { stdin: string });
+}
 
 export async function modelCalls(metrics: SupervisorMetrics): Promise<{ argus: number; foreman: number }> {
   const values = (await metrics.modelCalls.get()).values;

@@ -5,7 +5,8 @@
  * next completion's Argus question as NEEDS_YOU → the operator's answer, delivered to Argus.
  *
  * Argus is SIMULATED here (simulator/argus: a scripted Manager, daemon and Reviewer behind the
- * real MCP tool surface, run as a real stdio child); no model runs, and Foreman is off. The act
+ * real MCP tool surface, run as a real stdio child) and so is Foreman (simulator/foreman, a
+ * deterministic python shim run as a real child, once per completed attempt); no model runs. The act
  * runs its own supervisor (demo-decisions-io.ts) so its heartbeat sweeps touch no other act's
  * campaign and its counters are its own. Every claim is a measured fact (demo-facts.ts).
  * @module
@@ -17,6 +18,7 @@ import {
   decisionView,
   documentOf,
   eventKeyOf,
+  foremanRuns as foremanRunsOf,
   modelCalls,
   publicEventsSince,
   startDecisionWorld,
@@ -61,7 +63,7 @@ export const decideWithArgus: DemoAct = async (stage) => {
 async function decide(stage: DemoStage, world: DecisionWorld): Promise<void> {
   const { io, sim } = stage;
   const { supervisor, argusHome } = world;
-  io.out('Argus decides one campaign (SIMULATED Argus: simulator/argus, a scripted Manager, daemon and Reviewer; no model runs; Foreman is off):');
+  io.out('Argus decides one campaign (SIMULATED Argus: simulator/argus, a scripted Manager, daemon and Reviewer; no model runs; SIMULATED Foreman: simulator/foreman/fake_foreman.py, a deterministic python shim):');
   const [taskId] = sim.createTasks(1, 'training');
   const id = await freshCampaignId(supervisor, 'demo-decision');
   const act = async (body: Record<string, unknown>) => {
@@ -82,6 +84,13 @@ async function decide(stage: DemoStage, world: DecisionWorld): Promise<void> {
   // Heartbeat sweeps; only the campaign's public events are printed.
   let sweeps = 0;
   let seen = (await documentOf(supervisor, id)).outbox.nextSeq - 1;
+  const printed = new Set<string>();
+  const printFresh = async () => {
+    const fresh = await publicEventsSince(supervisor, id, seen);
+    seen = fresh.seen;
+    for (const e of fresh.events) printed.add(e.kind);
+    for (const e of fresh.events) io.out(`  sweep ${String(sweeps).padEnd(3)} ${e.kind.padEnd(18)} ${id.padEnd(15)} ${e.summary}`);
+  };
   const sweepUntil = async (what: string, done: (v: DecisionView) => boolean | Promise<boolean>) => {
     for (view = await decisionView(supervisor, id); !(await done(view)); view = await decisionView(supervisor, id)) {
       if (sweeps >= MAX_SWEEPS) throw new DemoFailure(`${id}: ${what} did not happen within ${MAX_SWEEPS} sweeps`);
@@ -89,13 +98,15 @@ async function decide(stage: DemoStage, world: DecisionWorld): Promise<void> {
       sweeps++;
       // The decision effects (a turn, a status poll) run beside the heartbeat: let them answer.
       await new Promise((r) => setTimeout(r, 10));
-      const fresh = await publicEventsSince(supervisor, id, seen);
-      seen = fresh.seen;
-      for (const e of fresh.events) io.out(`  sweep ${String(sweeps).padEnd(3)} ${e.kind.padEnd(18)} ${id.padEnd(15)} ${e.summary}`);
+      await printFresh();
     }
+    // A decision effect that settled between sweeps may have published already (Argus's question).
+    await printFresh();
   };
 
   const remoteBefore = remoteCounters(sim);
+  const foremanBefore = foremanRunsOf(world.foremanRecord).length;
+  const foremanSince = () => foremanRunsOf(world.foremanRecord).length - foremanBefore;
   await sweepUntil('the first decision', (v) => v.decisions.last !== null);
   const first = view.decisions.last!;
   if (first.outcome !== 'relayed' || first.decision_id === null) throw new DemoFailure(`${id}: the first decision settled as ${first.outcome}`);
@@ -110,6 +121,14 @@ async function decide(stage: DemoStage, world: DecisionWorld): Promise<void> {
     `  Argus was sent ${turns.length} messages for ${first.event_key}`,
   );
 
+  // Foreman ran before the turn; its directive travels only as a hint inside the untrusted block.
+  const hint = turns[0] ? /^foreman_hint: (.+)$/m.exec(turns[0].text)?.[1] ?? null : null;
+  narrateFact(
+    stage,
+    { claim: 'foreman_hint_only', holds: foremanSince() === 1 && hint !== null && hint !== '(none)', measured: { foreman_runs: foremanSince(), hint } },
+    `  SIMULATED Foreman assessed attempt 1 first (1 run); Argus got its directive as a hint in the untrusted block: "${hint}"; Foreman decides and sends nothing`,
+    `  Foreman runs before the first turn: ${foremanSince()}, hint in the envelope: ${hint ?? 'none'}`,
+  );
   const proposal = await world.decisions.readProposal(id, first.event_key);
   const found = proposal.status === 'found' ? proposal.proposal : null;
   const verdicts = argusProject(argusHome, projectId).journal.filter((j) => j.kind === 'mission_complete' && j.extra.event_key === first.event_key);
@@ -143,7 +162,8 @@ async function decide(stage: DemoStage, world: DecisionWorld): Promise<void> {
     `  the relay: journal entries ${intents.length} (${intent?.outcome?.status ?? 'none'}), remote received ${received.length}, applied ${applied.length}, consumed ${consumed}`,
   );
 
-  await sweepUntil("Argus's question", (v) => v.pending_question !== null);
+  // The view shows the question as soon as the actor holds it; its NEEDS_YOU is told once its save is durable.
+  await sweepUntil("Argus's question", (v) => v.pending_question !== null && printed.has('NEEDS_YOU'));
   const question = view.pending_question!;
   if (question.source !== 'argus') throw new DemoFailure(`${id}: the NEEDS_YOU came from ${question.source}, not Argus`);
   io.out(`  NEEDS_YOU (asked by Argus, key ${question.key}): "${question.text}"`);
@@ -171,16 +191,28 @@ async function decide(stage: DemoStage, world: DecisionWorld): Promise<void> {
   const wakes = (await documentOf(supervisor, id)).wake.requests.filter((w) => w.target === 'argus');
   const calls = await modelCalls(world.metrics);
   const settled = wakes.map((w) => w.settled?.outcome ?? 'open');
+  // Foreman assesses each completed attempt before Argus is woken for it: one run per completion.
+  const completions = (await documentOf(supervisor, id)).outbox.events.filter((e) => e.kind === 'ATTEMPT_COMPLETED').length;
+  const foremanRuns = foremanSince();
   narrateFact(
     stage,
     {
       claim: 'model_calls_equal_decision_events',
-      holds: wakes.length > 0 && calls.argus === wakes.length && wakes.every((w) => w.settled) && calls.foreman === 0,
-      measured: { decision_worthy_events: wakes.length, model_calls: calls.argus + calls.foreman, argus_calls: calls.argus, foreman_calls: calls.foreman, settled: settled.join(',') },
+      holds: wakes.length > 0 && calls.argus === wakes.length && wakes.every((w) => w.settled) && calls.foreman === foremanRuns && foremanRuns === completions,
+      measured: {
+        decision_worthy_events: wakes.length,
+        model_calls: calls.argus + calls.foreman,
+        argus_calls: calls.argus,
+        foreman_calls: calls.foreman,
+        foreman_runs: foremanRuns,
+        completed_attempts: completions,
+        settled: settled.join(','),
+      },
     },
     `  decision-worthy events: ${wakes.length} (Argus wakes in the wake log, settled ${settled.join(', ')}); ` +
-      `model calls: ${calls.argus + calls.foreman} (argus_supervisor_model_calls_total, after ${sweeps + QUIET_SWEEPS} sweeps)`,
-    `  decision-worthy events ${wakes.length} (${settled.join(', ')}) but model calls argus ${calls.argus}, foreman ${calls.foreman}`,
+      `model calls: ${calls.argus + calls.foreman} = ${calls.argus} Argus turns + ${calls.foreman} SIMULATED Foreman runs, one per completed attempt (${completions}) ` +
+      `(argus_supervisor_model_calls_total, after ${sweeps + QUIET_SWEEPS} sweeps)`,
+    `  decision-worthy events ${wakes.length} (${settled.join(', ')}) but model calls argus ${calls.argus}, foreman ${calls.foreman} (runs ${foremanRuns}, completed attempts ${completions})`,
   );
   // Released and closed: a later run on a kept state root sweeps only its own campaign.
   await act({ action: 'release', epoch });

@@ -81,6 +81,7 @@ describe('demo', () => {
       ['submit_journaled_then_sent', true],
       ['release_returns_to_observer', true],
       ['completion_woke_argus_once', true],
+      ['foreman_hint_only', true],
       ['proposal_approved_by_its_own_reviewer', true],
       ['approved_decision_relayed_once', true],
       ['answer_reached_argus', true],
@@ -104,13 +105,14 @@ describe('demo', () => {
 
     // The decision act: SIMULATED Argus, said plainly; its story in order; counts measured and equal.
     expect(io.lines).toContain(
-      'Argus decides one campaign (SIMULATED Argus: simulator/argus, a scripted Manager, daemon and Reviewer; no model runs; Foreman is off):',
+      'Argus decides one campaign (SIMULATED Argus: simulator/argus, a scripted Manager, daemon and Reviewer; no model runs; SIMULATED Foreman: simulator/foreman/fake_foreman.py, a deterministic python shim):',
     );
     const story = [
       /^ {2}demo-decision\s+-> task-\d+: observing, mission bound to Argus project s-[0-9a-f]{8} \(binding live\)$/,
       /^ {2}operator claims: controlling with epoch 1$/,
       /^ {2}sweep \d+\s+ATTEMPT_COMPLETED\s+demo-decision\s+Attempt 1 completed$/,
       /^ {2}Argus woken once \(argus_message calls: 1\) with EVENT_KEY attempt:task-\d+:att-1:terminal;/,
+      /^ {2}SIMULATED Foreman assessed attempt 1 first \(1 run\); Argus got its directive as a hint in the untrusted block: "[A-Z_]+: SIMULATED: /,
       /^ {2}Argus proposal .*: submit dec-[0-9a-f]+ "Attempt 2: /,
       /^ {2}Reviewer verdict: mission_complete for item [0-9a-f]+, the item dispatched for this event -> approved$/,
       /^ {2}relayed: journal \{request [0-9a-f]{8}…, submit, epoch 1, decision dec-[0-9a-f]+\} -> applied; the simulator received it once \(ledger #\d+ submit applied\)/,
@@ -125,15 +127,16 @@ describe('demo', () => {
     expect(at.every((i) => i >= 0), JSON.stringify(at)).toBe(true);
     expect(at).toEqual([...at].sort((a, b) => a - b));
     expect(fact('completion_woke_argus_once').argus_messages).toBe(1);
+    expect(fact('foreman_hint_only')).toMatchObject({ foreman_runs: 1 });
     expect(fact('proposal_approved_by_its_own_reviewer')).toMatchObject({ proposal: 'found', kind: 'submit', mission_complete_for_event: 1 });
     expect(fact('approved_decision_relayed_once')).toEqual({ journal_entries: 1, journal_outcome: 'applied', epoch: 1, remote_received: 1, remote_applied: 1, consumed: 1 });
     expect(fact('answer_reached_argus')).toEqual({ answer_messages: 1, item_status: 'resolved', remote_actions: 0, last: 'approved' });
     // Completion 1, completion 2 and the operator's answer: one Argus turn each, nothing else.
     const counts = fact('model_calls_equal_decision_events');
-    expect(counts).toMatchObject({ decision_worthy_events: 3, model_calls: 3, argus_calls: 3, foreman_calls: 0, settled: 'relayed,question,approved' });
+    expect(counts).toMatchObject({ decision_worthy_events: 3, model_calls: 5, argus_calls: 3, foreman_calls: 2, foreman_runs: 2, completed_attempts: 2, settled: 'relayed,question,approved' });
     const countLine = io.lines.find((l) => l.includes('decision-worthy events:'));
     expect(countLine).toContain(`decision-worthy events: ${counts.decision_worthy_events} (Argus wakes in the wake log, settled relayed, question, approved)`);
-    expect(countLine).toContain(`model calls: ${counts.model_calls} (argus_supervisor_model_calls_total`);
+    expect(countLine).toContain(`model calls: ${counts.model_calls} = ${counts.argus_calls} Argus turns + ${counts.foreman_calls} SIMULATED Foreman runs, one per completed attempt (2) (argus_supervisor_model_calls_total`);
 
     // Four acts, three campaigns: still a page, not a log.
     expect(io.lines.length).toBeLessThan(80);
