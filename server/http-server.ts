@@ -11,6 +11,7 @@ import { buildInfo } from '../services/runtime/build-info.js';
 import type { ApiResult, RequestOptions, SupervisorApi } from '../services/api/supervisor-api.js';
 import { isValidIdempotencyKey } from '../services/authority/request-gate.js';
 import { createKeyCheck } from './auth.js';
+import { registerEventStream, type EventStreamOptions } from './event-stream.js';
 
 export const API_PREFIX = '/api/plugins/argus_supervisor';
 
@@ -20,6 +21,8 @@ export interface HttpServerOptions {
   logger: Logger;
   /** Request bodies above this are refused before parsing. */
   bodyLimitBytes?: number;
+  /** The live event stream's keepalive, limits and coalescing (server/event-stream.ts). */
+  eventStream?: EventStreamOptions;
 }
 
 export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
@@ -70,6 +73,7 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
       return reply.type(supervisor.metrics.registry.contentType).send(body);
     });
 
+    registerEventStream(protectedRoutes, supervisor, opts.eventStream);
     protectedRoutes.post(`${API_PREFIX}/health`, async () => ({ ok: true, ...supervisor.health() }));
     protectedRoutes.post(`${API_PREFIX}/status`, async () => ({ ok: true, ...supervisor.status() }));
     protectedRoutes.post(`${API_PREFIX}/campaigns`, async (req, reply) => {
