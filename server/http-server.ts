@@ -14,6 +14,7 @@ import { createKeyCheck } from './auth.js';
 import { registerPageRoutes } from './page/page-routes.js';
 import { bindToSession, createRequestAuth } from './page/session-auth.js';
 import { SessionStore, type SessionOptions } from './page/sessions.js';
+import { registerEventStream, type EventStreamOptions } from './event-stream.js';
 
 export const API_PREFIX = '/api/plugins/argus_supervisor';
 
@@ -27,6 +28,8 @@ export interface HttpServerOptions {
   session?: SessionOptions;
   /** The statechart the page shows; the real one (services/chart) by default. */
   chartSvg?: () => Promise<string>;
+  /** The live event stream's keepalive, limits and coalescing (server/event-stream.ts). */
+  eventStream?: EventStreamOptions;
 }
 
 // Loaded on the first chart request: the layout engine (elkjs) is not carried by a supervisor
@@ -84,6 +87,7 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
       return reply.type(supervisor.metrics.registry.contentType).send(body);
     });
 
+    registerEventStream(protectedRoutes, supervisor, opts.eventStream);
     protectedRoutes.post(`${API_PREFIX}/health`, async () => ({ ok: true, ...supervisor.health() }));
     protectedRoutes.post(`${API_PREFIX}/status`, async () => ({ ok: true, ...supervisor.status() }));
     protectedRoutes.post(`${API_PREFIX}/campaigns`, async (req, reply) => {

@@ -12,13 +12,14 @@ import { fakeForemanPath, packageRoot } from '../../adapters/foreman/index.js';
 import type { CampaignDocument } from '../../persistence/campaign-document.js';
 import { createMetrics, type SupervisorMetrics } from '../../services/api/metrics.js';
 import { createDecisionRuntime, type DecisionRuntime } from '../../services/decisions/decision-runtime.js';
-import { loadConfig } from '../../services/runtime/config.js';
+import { loadConfig, type SupervisorConfig } from '../../services/runtime/config.js';
 import { createSupervisor, type Supervisor } from '../../services/runtime/supervisor.js';
 import { FakeArgusStore, type FakeProject, type ScriptEntry } from '../../simulator/argus/fake-argus-state.js';
-import { DemoFailure } from './demo-stage.js';
+import { DemoFailure } from './demo-failure.js';
 
 export interface DecisionWorld {
   supervisor: Supervisor;
+  config: SupervisorConfig;
   metrics: SupervisorMetrics;
   decisions: DecisionRuntime;
   argusHome: string;
@@ -81,7 +82,7 @@ export async function startDecisionWorld(stateRoot: string, url: string): Promis
   if (!decisions.argusHome) throw new DemoFailure('the Argus home could not be resolved');
   const supervisor = await createSupervisor({ config, metrics, decisions });
   await supervisor.start({ heartbeat: false, initialSweep: false });
-  return { supervisor, metrics, decisions, argusHome: decisions.argusHome, foremanRecord };
+  return { supervisor, config, metrics, decisions, argusHome: decisions.argusHome, foremanRecord };
 }
 
 export function writeFakeScript(argusHome: string, script: Record<string, ScriptEntry>): void {

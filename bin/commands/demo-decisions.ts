@@ -6,9 +6,9 @@
  *
  * Argus is SIMULATED here (simulator/argus: a scripted Manager, daemon and Reviewer behind the
  * real MCP tool surface, run as a real stdio child) and so is Foreman (simulator/foreman, a
- * deterministic python shim run as a real child, once per completed attempt); no model runs. The act
- * runs its own supervisor (demo-decisions-io.ts) so its heartbeat sweeps touch no other act's
- * campaign and its counters are its own. Every claim is a measured fact (demo-facts.ts).
+ * deterministic python shim run as a real child, once per completed attempt); no model runs.
+ * The act runs on its own supervisor (demo-decisions-io.ts; the one the page serves) so its
+ * heartbeat sweeps touch no other act's campaign and its counters are its own. Every claim is a measured fact (demo-facts.ts).
  * @module
  */
 import { mutationRequestsSince, remoteCounters } from './demo-facts.js';
@@ -21,7 +21,6 @@ import {
   foremanRuns as foremanRunsOf,
   modelCalls,
   publicEventsSince,
-  startDecisionWorld,
   writeFakeScript,
   type DecisionView,
   type DecisionWorld,
@@ -51,14 +50,8 @@ function argusScript(firstTaskId: string): Record<string, ScriptEntry> {
   };
 }
 
-export const decideWithArgus: DemoAct = async (stage) => {
-  const world = await startDecisionWorld(stage.stateRoot, stage.sim.url);
-  try {
-    await decide(stage, world);
-  } finally {
-    await world.supervisor.stop();
-  }
-};
+/** The world (its supervisor, the one the page serves) is the stage's; runDemo starts and stops it. */
+export const decideWithArgus: DemoAct = async (stage) => decide(stage, stage.world);
 
 async function decide(stage: DemoStage, world: DecisionWorld): Promise<void> {
   const { io, sim } = stage;

@@ -6,7 +6,10 @@
 import type { PublicEventView } from '../../services/api/read-model.js';
 import type { ScenarioName, RunningSimulator } from '../../simulator/index.js';
 import type { Supervisor } from '../../services/runtime/supervisor.js';
+import type { DecisionWorld } from './demo-decisions-io.js';
 import type { DemoFact } from './demo-facts.js';
+import { DemoFailure } from './demo-failure.js';
+import type { ServedPage } from './demo-page.js';
 
 export interface DemoIo {
   /** One line of narration (no trailing newline). */
@@ -53,12 +56,15 @@ export interface DemoStage {
   readonly campaigns: Map<'training' | 'blocker', DemoCampaign>;
   readonly tally: Pick<DemoTally, 'polls' | 'routineSuppressed'>;
   readonly facts: DemoFact[];
+  /** The decided campaign's own supervisor (SIMULATED Argus and Foreman), the one the page serves. */
+  readonly world: DecisionWorld;
+  readonly page: ServedPage;
 }
 
 /** One act of the demo; a failure is thrown as a DemoFailure and ends the run with exit 1. */
 export type DemoAct = (stage: DemoStage) => Promise<void>;
 
-export class DemoFailure extends Error {}
+export { DemoFailure };
 
 export function requireCampaign(stage: DemoStage, scenario: 'training' | 'blocker'): DemoCampaign {
   const campaign = stage.campaigns.get(scenario);

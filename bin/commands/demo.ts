@@ -19,6 +19,9 @@ import { createSupervisor, type Supervisor } from '../../services/runtime/superv
 import { startSimulator, type RunningSimulator } from '../../simulator/index.js';
 import { answerBlocker, claimAndSubmit } from './demo-authority.js';
 import { decideWithArgus } from './demo-decisions.js';
+import { startDecisionWorld, type DecisionWorld } from './demo-decisions-io.js';
+import { keepSweeping, servePage, untilSignal, type ServedPage } from './demo-page.js';
+import { leaveRunning } from './demo-keep.js';
 import { mutationRequestsSince, remoteCounters, type DemoFact } from './demo-facts.js';
 import {
   DemoFailure,
@@ -44,9 +47,15 @@ export interface DemoOptions {
   stateRoot?: string;
   /** Upper bound of reads per campaign before the demo gives up (default 20). */
   maxPolls?: number;
+  /** Stay up after the story (a campaign left for the person) until SIGINT/SIGTERM. */
+  keep?: boolean;
+  /** The page's port on 127.0.0.1 (default: a free one; 7860 with `keep`, the CLI client's default). */
+  port?: number;
 }
 
 const DEFAULT_MAX_POLLS = 20;
+/** With --keep the page listens where the CLI client looks by default (ARGUS_SUPERVISOR_URL). */
+const KEEP_PORT = 7860;
 
 // ---- the acts ----------------------------------------------------------------------------------
 
@@ -122,6 +131,8 @@ export async function runDemo(opts: DemoOptions, io: DemoIo, acts: readonly Demo
   const stateRoot = opts.stateRoot ?? tempRoot!;
   let sim: RunningSimulator | null = null;
   let supervisor: Supervisor | null = null;
+  let world: DecisionWorld | null = null;
+  let page: ServedPage | null = null;
   let exitCode: 0 | 1 = 0;
   try {
     io.out('argus-supervisor demo: a simulated OpenTraining remote, supervised end to end');
@@ -132,6 +143,11 @@ export async function runDemo(opts: DemoOptions, io: DemoIo, acts: readonly Demo
     const config = loadConfig({ ARGUS_SUPERVISOR_ENABLED: '1', OPENTRAINING_A2A_URL: sim.url, ARGUS_SUPERVISOR_STATE_ROOT: stateRoot });
     supervisor = await createSupervisor({ config });
     await supervisor.start({ heartbeat: false, initialSweep: false });
+    // The decided campaign's supervisor is the one the page serves (demo-page.ts).
+    world = await startDecisionWorld(stateRoot, sim.url);
+    page = await servePage(world.supervisor, world.config, opts.port ?? (opts.keep ? KEEP_PORT : 0));
+    io.out(`Page: ${page.url}/ (log in with the API key in ${page.keyFile}: generated for this demo, mode 0600, never printed)`);
+    io.out('');
     const stage: DemoStage = {
       io,
       sim,
@@ -141,6 +157,8 @@ export async function runDemo(opts: DemoOptions, io: DemoIo, acts: readonly Demo
       campaigns: new Map(),
       tally,
       facts,
+      world,
+      page,
     };
     for (const act of acts) await act(stage);
 
@@ -155,10 +173,19 @@ export async function runDemo(opts: DemoOptions, io: DemoIo, acts: readonly Demo
         `${tally.storeWrites} store writes, ${tally.wakeRequests} wake requests recorded for Argus/Foreman ` +
         `(no Argus mission is bound to the observed campaigns, so ${tally.modelCalls} model calls for them; the decision act counted its own above)`,
     );
+    if (opts.keep) {
+      await leaveRunning(stage);
+      const stopSweeping = keepSweeping(world.supervisor);
+      const signal = await untilSignal();
+      stopSweeping();
+      io.out(`${signal}: stopping.`);
+    }
   } catch (error) {
     exitCode = 1;
     io.err(`demo failed: ${error instanceof Error ? error.message : String(error)}`);
   } finally {
+    await page?.close().catch(() => undefined);
+    await world?.supervisor.stop().catch(() => undefined);
     await supervisor?.stop().catch(() => undefined);
     await sim?.close();
     if (tempRoot) await rm(tempRoot, { recursive: true, force: true });
@@ -173,6 +200,12 @@ function positiveInt(raw: string): number {
   return n;
 }
 
+function portNumber(raw: string): number {
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0 || n > 65_535) throw new InvalidArgumentError('expected a port from 0 to 65535');
+  return n;
+}
+
 export function registerDemo(program: Command): void {
   program
     .command('demo')
@@ -180,10 +213,12 @@ export function registerDemo(program: Command): void {
     .option('--state-root <dir>', 'keep the campaign documents in this folder (default: a temp folder, removed at the end)')
     .option('--max-polls <n>', 'reads per campaign before giving up', positiveInt, DEFAULT_MAX_POLLS)
     .option('--json', 'print only one JSON report {exitCode, tally, facts} on stdout (narration goes to stderr)')
-    .action(async (opts: { stateRoot?: string; maxPolls: number; json?: boolean }) => {
+    .option('--keep', 'stay up after the story with a campaign left for you on the page, until Ctrl-C')
+    .option('--port <n>', 'the page\'s port on 127.0.0.1 (default: a free one; 7860 with --keep)', portNumber)
+    .action(async (opts: { stateRoot?: string; maxPolls: number; json?: boolean; keep?: boolean; port?: number }) => {
       const narrate = opts.json ? process.stderr : process.stdout;
       const result = await runDemo(
-        { maxPolls: opts.maxPolls, ...(opts.stateRoot ? { stateRoot: opts.stateRoot } : {}) },
+        { maxPolls: opts.maxPolls, ...(opts.stateRoot ? { stateRoot: opts.stateRoot } : {}), ...(opts.keep ? { keep: true } : {}), ...(opts.port !== undefined ? { port: opts.port } : {}) },
         { out: (line) => narrate.write(`${line}\n`), err: (line) => process.stderr.write(`${line}\n`) },
       );
       if (opts.json) process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -11,6 +11,11 @@ const COMMANDS: Record<string, () => Promise<(program: Command) => void>> = {
   simulate: async () => (await import('./simulate.js')).registerSimulate,
   demo: async () => (await import('./demo.js')).registerDemo,
   chart: async () => (await import('./chart.js')).registerChart,
+  // The client of a running serve (bin/commands/client, docs/cli.md).
+  campaigns: async () => (await import('./client/index.js')).registerCampaigns,
+  act: async () => (await import('./client/index.js')).registerAct,
+  status: async () => (await import('./client/index.js')).registerStatus,
+  events: async () => (await import('./client/index.js')).registerEvents,
 };
 
 export async function registerCommands(program: Command, argv: readonly string[] = process.argv.slice(2)): Promise<void> {

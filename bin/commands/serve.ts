@@ -3,6 +3,7 @@ import { createLogger } from '../../adapters/logger.js';
 import { createHttpServer, listen } from '../../server/http-server.js';
 import { ConfigError, loadConfig, type SupervisorConfig } from '../../services/runtime/config.js';
 import { applyHeapGrowth, HeapGrowthError, heapGrowthForServe } from '../../services/runtime/heap-growth.js';
+import { withLocalKey, type LocalKey } from '../../services/runtime/local-key.js';
 import { createSupervisor, type Supervisor } from '../../services/runtime/supervisor.js';
 import { exitWith, listenFailure, startupFailure } from './startup.js';
 
@@ -21,6 +22,14 @@ export function registerServe(program: Command): void {
       } catch (e) {
         if (e instanceof ConfigError) exitWith(e.lines());
         if (e instanceof HeapGrowthError) exitWith([`${e.code}: ${e.message}`]);
+        exitWith([startupFailure(e)]);
+      }
+      // No deployment secret: this listener is loopback or a socket (loadConfig refused anything
+      // else), so the key is the local one under the state root, read or created now.
+      let localKey: LocalKey | null;
+      try {
+        ({ config, localKey } = await withLocalKey(config));
+      } catch (e) {
         exitWith([startupFailure(e)]);
       }
       const logger = createLogger({ level: config.logLevel });
@@ -43,7 +52,8 @@ export function registerServe(program: Command): void {
         await supervisor.stop().catch(() => undefined);
         exitWith([listenFailure(e, config.listen)]);
       }
-      logger.info({ address, apiKeySource: config.apiKeySource }, 'argus-supervisor listening');
+      // The key file's path only: never the key, never a hash of it.
+      logger.info({ address, apiKeySource: config.apiKeySource, ...(localKey ? { apiKeyFile: localKey.path } : {}) }, 'argus-supervisor listening');
       // One JSON line on stdout so a parent process (tests, a plugin host) knows where we are.
       process.stdout.write(`${JSON.stringify({ ready: true, address })}\n`);
       const shutdown = async () => {

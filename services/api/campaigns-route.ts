@@ -24,6 +24,8 @@ export interface CampaignsRouteDeps {
   remote: A2AClient | null;
   controllerId: string;
   now(): Date;
+  /** The chart states the campaign's live actor is in (null: not hosted). */
+  activeStates(campaignId: string): string[] | null;
   /** Counts the verifying read for /health (reachability). */
   readAnswered(ok: boolean, code: string | null): void;
   unusable(campaignId: string, failure: StoreFailure<string>): never;
@@ -47,7 +49,9 @@ export async function campaignsRoute(deps: CampaignsRouteDeps, req: CampaignsBod
   if (req.action === 'get') {
     const summary = model.campaigns.get(req.campaign_id);
     if (!summary) return fail('campaign_not_found', `No campaign is named ${req.campaign_id}.`);
-    return ok({ campaign: summary, events: model.events.filter((e) => e.campaign_id === req.campaign_id) });
+    const events = model.events.filter((e) => e.campaign_id === req.campaign_id);
+    // The live chart position, so a client can light the rendered statechart (docs/api.md).
+    return ok({ campaign: summary, events, chart: { active: deps.activeStates(req.campaign_id) ?? [] } });
   }
   return create(deps, req);
 }

@@ -5,6 +5,7 @@
  * @module
  */
 import { createStore } from '@xstate/store';
+import { z } from 'zod';
 import type { PublicEventKind } from '../../machines/vocabulary.js';
 
 /** What the API shows about one campaign. Never a credential, never the remote URL. */
@@ -72,8 +73,23 @@ export interface PublicEventView {
 /** The feed keeps the most recent events in memory; the documents keep their own outboxes. */
 export const FEED_LIMIT = 1000;
 
+/**
+ * What the store emits, so a live feed (services/api/live-feed.ts) knows WHICH campaign changed
+ * without diffing 10,000 summaries. The schemas only type the events (no validation runs); with
+ * no listener an emit costs one small object and a map lookup that finds nothing.
+ */
+const emitted = {
+  /** One campaign's view changed (or only its `last_read_at`). */
+  campaignChanged: z.object({ campaignId: z.string() }),
+  /** Every view was replaced at once (the boot load). */
+  campaignsReloaded: z.object({}),
+  /** Public events reached the feed, durable already. */
+  publicEventsAdded: z.object({ events: z.custom<PublicEventView[]>() }),
+};
+
 export function createReadModel() {
   return createStore({
+    schemas: { emitted },
     context: {
       /**
        * Updated in place: copying 10,000 summaries on every change made start-up and busy
@@ -84,26 +100,35 @@ export function createReadModel() {
       events: [] as PublicEventView[],
     },
     on: {
-      campaignsLoaded: (ctx, ev: { summaries: CampaignSummary[]; events: PublicEventView[] }) => ({
-        campaigns: new Map(ev.summaries.map((s) => [s.campaign_id, s])),
-        revision: ctx.revision + 1,
-        events: sortFeed(ev.events).slice(-FEED_LIMIT),
-      }),
-      campaignUpdated: (ctx, ev: { summary: CampaignSummary }) => {
+      campaignsLoaded: (ctx, ev: { summaries: CampaignSummary[]; events: PublicEventView[] }, enq) => {
+        enq.emit.campaignsReloaded({});
+        return {
+          campaigns: new Map(ev.summaries.map((s) => [s.campaign_id, s])),
+          revision: ctx.revision + 1,
+          events: sortFeed(ev.events).slice(-FEED_LIMIT),
+        };
+      },
+      campaignUpdated: (ctx, ev: { summary: CampaignSummary }, enq) => {
         ctx.campaigns.set(ev.summary.campaign_id, ev.summary);
+        enq.emit.campaignChanged({ campaignId: ev.summary.campaign_id });
         return { ...ctx, revision: ctx.revision + 1 };
       },
       /** A successful read: only `last_read_at` moves, so no revision bump (nothing material changed). */
-      campaignRead: (ctx, ev: { campaignId: string; at: string }) => {
+      campaignRead: (ctx, ev: { campaignId: string; at: string }, enq) => {
         const summary = ctx.campaigns.get(ev.campaignId);
+        // Not material (no revision), but a page showing "last read" wants to hear of it.
+        if (summary) enq.emit.campaignChanged({ campaignId: ev.campaignId });
         // The field in place, like campaignUpdated: a copy of the summary would also evaluate its
         // lazy `allowed_actions` (see projection.ts), and even a copy of `remote` alone is an
         // old-generation garbage object per read. Each summary owns its `remote` object.
         if (summary) summary.remote.last_read_at = ev.at;
         return ctx;
       },
-      publicEventsAppended: (ctx, ev: { events: PublicEventView[] }) =>
-        ev.events.length === 0 ? ctx : { ...ctx, events: [...ctx.events, ...ev.events].slice(-FEED_LIMIT) },
+      publicEventsAppended: (ctx, ev: { events: PublicEventView[] }, enq) => {
+        if (ev.events.length === 0) return ctx;
+        enq.emit.publicEventsAdded({ events: ev.events });
+        return { ...ctx, events: [...ctx.events, ...ev.events].slice(-FEED_LIMIT) };
+      },
     },
   });
 }

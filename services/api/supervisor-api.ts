@@ -52,4 +52,9 @@ export interface SupervisorApi {
   campaigns(body: unknown, options?: RequestOptions): Promise<ApiResult<unknown>>;
   /** `{campaign_id, action, ...arguments}` */
   campaignAction(body: unknown, options?: RequestOptions): Promise<ApiResult<unknown>>;
+  /**
+   * The chart's state node ids (services/chart/active-states.ts) the campaign's live actor is in,
+   * ancestors included; null when no actor hosts that campaign (unknown, corrupt).
+   */
+  activeStates(campaignId: string): string[] | null;
 }

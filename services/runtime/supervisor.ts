@@ -28,6 +28,7 @@ import { buildHealth } from '../api/health.js';
 import { createMetrics, type SupervisorMetrics } from '../api/metrics.js';
 import { createReadModel, type ReadModel } from '../api/read-model.js';
 import { throwStoreFailure } from '../api/store-answers.js';
+import { activeStateIds } from '../chart/active-states.js';
 import type { ApiResult, HealthView, RequestOptions, StatusView } from '../api/supervisor-api.js';
 import { createRequestGate, type KeepAnswer, type RequestGate } from '../authority/request-gate.js';
 import type { CampaignHost } from '../campaign/campaign-host.js';
@@ -161,6 +162,12 @@ class SupervisorRuntime implements Supervisor {
     return { campaigns: [...ctx.campaigns.values()], events: ctx.events };
   }
 
+  /** The chart's state node ids the live actor is in now; null for an unknown or corrupt campaign. */
+  activeStates(campaignId: string): string[] | null {
+    const host = this.system?.host(campaignId);
+    return host ? activeStateIds(host.getSnapshot().value) : null;
+  }
+
   async campaigns(body: unknown, options: RequestOptions = {}): Promise<ApiResult<unknown>> {
     const parsed = campaignsBodySchema.safeParse(body);
     if (!parsed.success) return fail(apiError('invalid_request', describeIssues(parsed.error)));
@@ -198,6 +205,7 @@ class SupervisorRuntime implements Supervisor {
       remote: this.link.client,
       controllerId: this.config.controllerId,
       now: this.now,
+      activeStates: (id: string) => this.activeStates(id),
       readAnswered: (okRead: boolean, code: string | null) => this.link.readAnswered(okRead, code),
       unusable: (id: string, failure: Parameters<typeof throwStoreFailure>[2]) => this.unusable(id, failure),
     };

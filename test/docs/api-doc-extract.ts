@@ -80,6 +80,7 @@ export async function routesAtRuntime(): Promise<Route[]> {
     status: unused,
     campaigns: unused,
     campaignAction: unused,
+    activeStates: unused,
   };
   const app = createHttpServer({ supervisor, apiKey: null, logger: silentLogger() });
   await app.ready();

@@ -226,6 +226,20 @@ describe('campaign routes', () => {
         remote: { task_id: taskId, context_id: expect.any(String), state: 'working', stage: 'prepare', attempt: 1, observed_at: expect.any(String), last_read_at: expect.any(String) },
       },
       events: [],
+      // The chart's state node ids the live actor is in, ancestors included (what the page lights).
+      chart: {
+        active: [
+          'campaign',
+          'campaign.active',
+          'campaign.active.authority',
+          'campaign.active.attention',
+          'campaign.active.heartbeat',
+          'campaign.active.authority.observing',
+          'campaign.active.attention.idle',
+          'campaign.active.attention.idle.quiet',
+          'campaign.active.heartbeat.idle',
+        ],
+      },
     });
     const listed = await f.post('campaigns', { action: 'list' });
     expect(listed.json).toEqual({ ok: true, campaigns: [got.json.campaign] });

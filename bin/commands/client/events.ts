@@ -1,0 +1,104 @@
+/**
+ * `argus-supervisor events [--follow] [--campaign ID] [--json]`: the public events the
+ * supervisor keeps (without --follow), or the live event stream (`GET .../events`) until
+ * interrupted: one line per campaign change (state, attention, stage, lease, the chart's active
+ * leaf states) or public event. `--json` prints each frame as one JSON line `{event, data}`.
+ * The stream ending from the server's side is `stream_closed` (exit 1); Ctrl-C exits 0.
+ * @module
+ */
+import type { Command } from 'commander';
+import { isValidCampaignId } from '../../../persistence/campaign-id.js';
+import { API_PREFIX, ClientError, answerOf, type Connection } from './connection.js';
+import { cell, eventLine, lease, leafStates } from './format.js';
+import { clientCommand, controllerId, runClient, usage, type OutputOptions } from './run.js';
+
+interface EventsOptions extends OutputOptions {
+  follow?: boolean;
+  campaign?: string;
+}
+
+export function registerEvents(program: Command): void {
+  clientCommand(program.command('events').description('Public events; with --follow, the live stream of changes and events.'))
+    .option('--follow', 'stay connected and print each change as it happens')
+    .option('--campaign <id>', 'only this campaign')
+    .option('--json', 'one JSON object per line')
+    .action((opts: EventsOptions) =>
+      runClient(async (open) => {
+        if (opts.campaign !== undefined && !isValidCampaignId(opts.campaign)) usage('--campaign must be a campaign id');
+        const conn = await open();
+        if (!opts.follow) {
+          const status = await conn.post('status', {});
+          const events = (status.events as Record<string, any>[]).filter((e) => opts.campaign === undefined || e.campaign_id === opts.campaign);
+          if (opts.json) return events.map((e) => JSON.stringify(e)).join('\n') || undefined;
+          return events.length ? events.map(eventLine).join('\n') : 'No events.';
+        }
+        await follow(conn, opts);
+        return undefined;
+      }),
+    );
+}
+
+async function follow(conn: Connection, opts: EventsOptions): Promise<void> {
+  const query = opts.campaign !== undefined ? `?campaign_id=${encodeURIComponent(opts.campaign)}` : '';
+  const res = await conn.get(`${API_PREFIX}/events${query}`);
+  if (res.statusCode !== 200) {
+    await answerOf(res, conn.target);
+    throw new ClientError('invalid_response', `${conn.target.label} answered HTTP ${res.statusCode} to the event stream`);
+  }
+  process.once('SIGINT', () => process.exit(0));
+  const holder = await controllerId(conn);
+  const print = (line: string) => process.stdout.write(`${line}\n`);
+  // A read that changed nothing but `last_read_at` repeats the line: a person sees it once.
+  const lastLine = new Map<string, string>();
+  let buffered = '';
+  res.setEncoding('utf8');
+  for await (const chunk of res) {
+    buffered += chunk as string;
+    let at: number;
+    while ((at = buffered.indexOf('\n\n')) >= 0) {
+      const frame = parseFrame(buffered.slice(0, at));
+      buffered = buffered.slice(at + 2);
+      if (!frame) continue;
+      if (opts.json) {
+        print(JSON.stringify(frame));
+        continue;
+      }
+      const line = humanLine(frame, conn.target.label, holder);
+      if (frame.event === 'campaign') {
+        const id = String(frame.data?.campaign?.campaign_id);
+        if (lastLine.get(id) === line) continue;
+        lastLine.set(id, line);
+      }
+      print(frame.event === 'campaign' ? `${new Date().toISOString()}  ${line}` : line);
+    }
+  }
+  throw new ClientError('stream_closed', `${conn.target.label} closed the event stream`);
+}
+
+function parseFrame(block: string): { event: string; data: any } | null {
+  let event: string | null = null;
+  const data: string[] = [];
+  for (const line of block.split('\n')) {
+    if (line.startsWith('event: ')) event = line.slice(7);
+    else if (line.startsWith('data: ')) data.push(line.slice(6));
+  }
+  if (event === null) return null; // a keepalive comment
+  try {
+    return { event, data: JSON.parse(data.join('\n')) };
+  } catch {
+    return { event, data: null };
+  }
+}
+
+function humanLine(frame: { event: string; data: any }, label: string, holder: string | null): string {
+  const d = frame.data ?? {};
+  if (frame.event === 'hello') return `following ${label} (revision ${d.revision}); Ctrl-C stops`;
+  if (frame.event === 'public') return eventLine(d);
+  if (frame.event === 'campaign') {
+    const c = d.campaign ?? {};
+    const stage = c.remote?.stage ? ` stage=${cell(c.remote.stage, 24)}` : '';
+    const pending = c.pending_question ? ` question=${cell(c.pending_question.text, 60)}` : '';
+    return `${cell(c.campaign_id, 40)}  campaign  state=${cell(c.state)} attention=${cell(c.attention)}${stage} lease=${cell(lease(c, holder), 60).replace(/ /g, '_')}${pending} chart=${leafStates(d.active ?? []).join(',')}`;
+  }
+  return `${new Date().toISOString()}  ${cell(frame.event)}`;
+}
