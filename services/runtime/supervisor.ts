@@ -14,9 +14,7 @@
 import { secretInRequest } from '../api/request-secrets.js';
 import { silentLogger, type Logger } from '../../adapters/logger.js';
 import { heartbeatDue } from '../../machines/campaign.projection.js';
-import { isKnownMachineVersion } from '../../machines/campaign.restore.js';
-import { openCampaignStore, type CampaignStore } from '../../persistence/campaign-store.js';
-import { rememberAnswer } from '../../persistence/idempotency.js';
+import type { CampaignStore } from '../../persistence/campaign-store.js';
 import { stateRootOwnership, WHOLE_STATE_ROOT, type HostingRight, type Ownership } from '../../persistence/owner-lock.js';
 import { ApiFailure, apiError, type ApiError } from '../api/api-errors.js';
 import { campaignActionSchema, campaignsBodySchema, describeIssues, type CampaignActionBody } from '../api/api-schemas.js';
@@ -30,11 +28,12 @@ import { createReadModel, type ReadModel } from '../api/read-model.js';
 import { throwStoreFailure } from '../api/store-answers.js';
 import { activeStateIds } from '../chart/active-states.js';
 import type { ApiResult, HealthView, RequestOptions, StatusView } from '../api/supervisor-api.js';
-import { createRequestGate, type KeepAnswer, type RequestGate } from '../authority/request-gate.js';
+import type { KeepAnswer, RequestGate } from '../authority/request-gate.js';
 import type { CampaignHost } from '../campaign/campaign-host.js';
 import { supervisorDecisions, type DecisionRuntime } from '../decisions/supervisor-decisions.js';
 import { createCampaignSystem, type CampaignSystem } from './campaign-system.js';
 import { systemHooks } from './system-hooks.js';
+import { openSupervisorStore, supervisorGate } from './supervisor-wiring.js';
 import type { SupervisorConfig } from './config.js';
 import { FirstSweep } from './first-sweep.js';
 import { createHeartbeat, type Heartbeat, type SweepReport } from './heartbeat.js';
@@ -87,24 +86,13 @@ class SupervisorRuntime implements Supervisor {
     this.ownership =
       opts.ownership ??
       stateRootOwnership({ root: this.config.stateRoot, onLost: (reason) => this.logger.error({ code: 'state_root_taken_over', reason }, 'another process took over the state root') });
-    this.gate = createRequestGate({
-      records: async (id) => {
-        if (!this.system?.has(id)) return [];
-        const loaded = await this.requireStore().load(id);
-        if (!loaded.ok) this.unusable(id, loaded);
-        return loaded.doc.idempotency;
-      },
-      remember: async (id, record) => {
-        const kept = await this.system?.host(id)?.write((doc) =>
-          doc.idempotency.some((r) => r.keyDigest === record.keyDigest) ? null : { ...doc, idempotency: rememberAnswer(doc.idempotency, record) },
-        );
-        if (kept && !kept.ok) this.unusable(id, kept);
-        if (kept?.ok) this.gate.indexKeys(id, kept.doc.idempotency);
-      },
+    this.gate = supervisorGate({
+      system: () => this.system,
+      store: () => this.requireStore(),
+      unusable: (id, failure) => this.unusable(id, failure),
       writesTo: (id) => this.writesByCampaign.get(id) ?? 0,
       now: this.now,
-      onRememberFailed: (campaignId, error) =>
-        this.logger.error({ campaignId, err: error instanceof ApiFailure ? error.error.code : String(error) }, 'idempotency answer not kept'),
+      logger: this.logger,
     });
     const cadenceMs = this.config.heartbeatSeconds * 1000;
     this.actions = new CampaignActions({
@@ -283,21 +271,14 @@ class SupervisorRuntime implements Supervisor {
   }
 
   private async load(right: HostingRight, onHosted?: (host: CampaignHost) => void): Promise<void> {
-    this.store = await openCampaignStore({
+    this.store = await openSupervisorStore({
       root: this.config.stateRoot,
       logger: this.logger,
-      onWrite: (write) => {
-        this.metrics.storeWrites.inc();
-        this.writesByCampaign.set(write.campaignId, (this.writesByCampaign.get(write.campaignId) ?? 0) + 1);
-      },
+      metrics: this.metrics,
+      writesByCampaign: this.writesByCampaign,
       ...(this.opts.storeFs ? { fs: this.opts.storeFs } : {}),
-      // The chart's own check: a snapshot this build cannot restore fails closed (reported).
-      machineVersionKnown: isKnownMachineVersion,
-      // start() holds the state root's owner lock before it opens the store (unless a host
-      // injected its own ownership, which may not cover the whole root).
       soleOwner: this.opts.ownership === undefined,
-      // Every document write carries the right's fence and is refused once it is stale.
-      fence: right,
+      right,
     });
     const views = this.views;
     this.system = createCampaignSystem({
