@@ -84,13 +84,19 @@ export function createRequestAuth(keyCheck: (headers: IncomingHttpHeaders) => bo
 }
 
 /**
- * A long answer given to a session (the event stream) ends when the session does: logout, idle
- * or absolute expiry. Watching does not renew the session; only requests do.
+ * A long answer given to a session (the event stream) ends when the session does: at once on
+ * logout, within `everyMs` on idle or absolute expiry. Watching does not renew the session;
+ * only requests do.
  */
 export function bindToSession(sessions: SessionStore, sessionId: string, res: ServerResponse, everyMs = 15_000): void {
   const timer = setInterval(() => {
     if (!sessions.lookup(sessionId)) res.destroy();
   }, everyMs);
   timer.unref();
-  res.once('close', () => clearInterval(timer));
+  // Logout ends it at once; expiry is seen by the check above.
+  const cancel = sessions.onEnd(sessionId, () => res.destroy());
+  res.once('close', () => {
+    clearInterval(timer);
+    cancel();
+  });
 }
