@@ -37,4 +37,26 @@ describe('event stream, slow consumer', () => {
     expect(feed.listenerCount).toBe(0);
     await until(async () => (await connections()) === 0, 'the slow client to be disconnected');
   });
+
+  it('the server closes promptly while a client that never reads has output buffered', async () => {
+    const readModel = createReadModel();
+    const app = Fastify();
+    let closed = false;
+    scope.defer(app, (a) => (closed ? undefined : a.close()));
+    const feed = registerEventStream(app, { readModel, activeStates: () => [] }, { maxBufferedBytes: 256 * 1024 * 1024 });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = app.server.address() as net.AddressInfo;
+    const socket = scope.defer(net.connect(port, '127.0.0.1'), (s) => s.destroy());
+    await new Promise<void>((ok) => socket.once('connect', () => ok()));
+    socket.write('GET /api/plugins/argus_supervisor/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n');
+    await until(() => feed.listenerCount === 1, 'the stream to open');
+    const summary = 'x'.repeat(1024 * 1024);
+    for (let i = 0; i < 16; i++) {
+      readModel.trigger.publicEventsAppended({ events: [{ id: `a:${i}`, seq: i, kind: 'CRITICAL', campaign_id: 'a', at: 'now', summary, data: {} }] });
+    }
+    expect(feed.listenerCount).toBe(1); // under this bound: still attached, output buffered
+    const outcome = await Promise.race([app.close().then(() => 'closed'), new Promise((r) => setTimeout(() => r('still closing after 2 s'), 2000))]);
+    closed = outcome === 'closed';
+    expect(outcome).toBe('closed');
+  });
 });
