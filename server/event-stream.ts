@@ -60,7 +60,12 @@ export function registerEventStream(scope: FastifyInstance, source: LiveFeedSour
     const write = (chunk: string) => {
       if (ended) return;
       res.write(chunk);
-      if (res.writableLength > maxBuffered) end();
+      if (res.writableLength > maxBuffered) {
+        end();
+        // end() would wait for the client to read what is buffered: one that never reads would
+        // keep the socket and its buffer forever, outside the stream limit. Let go of both.
+        res.destroy();
+      }
     };
     const onMessage = (m: LiveMessage) => {
       if (filter !== undefined && m.campaignId !== filter) return;

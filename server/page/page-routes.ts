@@ -114,6 +114,9 @@ export function registerPageRoutes(app: FastifyInstance, opts: PageRoutesOptions
       const apiKey = form.get('api_key') ?? '';
       // The key check counts and rate-limits the log line of a wrong key, like any refused API call.
       if (!keyCheck({ 'x-api-key': apiKey })) return html(reply, 401, loginPage('That key was not accepted; check it and try again.'));
+      // The session this browser held ends: a copy of its old cookie must not outlive the login.
+      const prior = sessionOf(sessions, req.headers);
+      if (prior) sessions.end(prior.id);
       const { id } = sessions.create();
       return reply.code(303).header('set-cookie', sessionCookie(id)).header('location', '/').header('cache-control', 'no-store').send();
     });

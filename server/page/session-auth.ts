@@ -24,25 +24,32 @@ const UNAUTHORIZED = {
 
 const SAFE_METHODS = new Set(['GET', 'HEAD']);
 
-/** The value of one cookie, or null. Only our own cookie is read; others are ignored unparsed. */
-export function cookieValue(headers: IncomingHttpHeaders, name: string): string | null {
+/**
+ * Every well-formed value of one cookie (at most a few). A page on another port of this host or a
+ * sibling subdomain can plant a cookie of the same name, and the browser may send it first: the
+ * real one must still be found. Only our own cookie is read; others are ignored unparsed.
+ */
+export function cookieValues(headers: IncomingHttpHeaders, name: string): string[] {
   const raw = headers.cookie;
-  if (typeof raw !== 'string' || raw.length > 8192) return null;
+  if (typeof raw !== 'string' || raw.length > 8192) return [];
+  const values: string[] = [];
   for (const part of raw.split(';')) {
     const eq = part.indexOf('=');
-    if (eq < 0) continue;
-    if (part.slice(0, eq).trim() === name) {
-      const value = part.slice(eq + 1).trim();
-      return /^[A-Za-z0-9_-]{1,128}$/.test(value) ? value : null;
-    }
+    if (eq < 0 || part.slice(0, eq).trim() !== name) continue;
+    const value = part.slice(eq + 1).trim();
+    if (/^[A-Za-z0-9_-]{1,128}$/.test(value)) values.push(value);
+    if (values.length === 4) break;
   }
-  return null;
+  return values;
 }
 
+/** The first value naming a live session (a planted or stale cookie beside it does not hide it). */
 export function sessionOf(sessions: SessionStore, headers: IncomingHttpHeaders): { id: string; session: Session } | null {
-  const id = cookieValue(headers, SESSION_COOKIE);
-  const session = sessions.lookup(id);
-  return id && session ? { id, session } : null;
+  for (const id of cookieValues(headers, SESSION_COOKIE)) {
+    const session = sessions.lookup(id);
+    if (session) return { id, session };
+  }
+  return null;
 }
 
 /** The CSRF check of a state-changing session request; null when it passes. */
@@ -77,13 +84,19 @@ export function createRequestAuth(keyCheck: (headers: IncomingHttpHeaders) => bo
 }
 
 /**
- * A long answer given to a session (the event stream) ends when the session does: logout, idle
- * or absolute expiry. Watching does not renew the session; only requests do.
+ * A long answer given to a session (the event stream) ends when the session does: at once on
+ * logout, within `everyMs` on idle or absolute expiry. Watching does not renew the session;
+ * only requests do.
  */
 export function bindToSession(sessions: SessionStore, sessionId: string, res: ServerResponse, everyMs = 15_000): void {
   const timer = setInterval(() => {
     if (!sessions.lookup(sessionId)) res.destroy();
   }, everyMs);
   timer.unref();
-  res.once('close', () => clearInterval(timer));
+  // Logout ends it at once; expiry is seen by the check above.
+  const cancel = sessions.onEnd(sessionId, () => res.destroy());
+  res.once('close', () => {
+    clearInterval(timer);
+    cancel();
+  });
 }

@@ -37,6 +37,8 @@ const token = () => randomBytes(32).toString('base64url');
 
 export class SessionStore {
   private readonly sessions = new Map<string, Session>();
+  /** What ends with a session on logout (its open event streams), by hashed id. */
+  private readonly enders = new Map<string, Set<() => void>>();
   readonly idleTtlMs: number;
   readonly absoluteTtlMs: number;
   private readonly maxSessions: number;
@@ -95,7 +97,23 @@ export class SessionStore {
   }
 
   end(id: string): void {
-    this.sessions.delete(hashOf(id));
+    const key = hashOf(id);
+    this.sessions.delete(key);
+    const enders = this.enders.get(key);
+    this.enders.delete(key);
+    for (const fn of enders ?? []) fn();
+  }
+
+  /** Runs `fn` when this session is ended (logout); returns the way to cancel that. */
+  onEnd(id: string, fn: () => void): () => void {
+    const key = hashOf(id);
+    let set = this.enders.get(key);
+    if (!set) this.enders.set(key, (set = new Set()));
+    set.add(fn);
+    return () => {
+      set.delete(fn);
+      if (set.size === 0 && this.enders.get(key) === set) this.enders.delete(key);
+    };
   }
 
   private alive(s: Session, at: number): boolean {

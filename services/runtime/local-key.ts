@@ -41,8 +41,9 @@ const refuse = (file: string, why: string): never => {
 export async function readLocalKey(file: string): Promise<string | null> {
   let handle: fsp.FileHandle;
   try {
-    // O_NOFOLLOW: a symlink planted at the path is refused (ELOOP), never followed.
-    handle = await fsp.open(file, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW);
+    // O_NOFOLLOW: a symlink planted at the path is refused (ELOOP), never followed. O_NONBLOCK:
+    // a FIFO planted there opens at once (and is refused below) instead of waiting for a writer.
+    handle = await fsp.open(file, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return null;

@@ -9,7 +9,7 @@
 import type { Command } from 'commander';
 import { isValidCampaignId } from '../../../persistence/campaign-id.js';
 import { API_PREFIX, ClientError, answerOf, type Connection } from './connection.js';
-import { cell, eventLine, lease, leafStates } from './format.js';
+import { cell, eventLine, jsonText, lease, leafStates, terminalSafe } from './format.js';
 import { clientCommand, controllerId, runClient, usage, type OutputOptions } from './run.js';
 
 interface EventsOptions extends OutputOptions {
@@ -29,7 +29,7 @@ export function registerEvents(program: Command): void {
         if (!opts.follow) {
           const status = await conn.post('status', {});
           const events = (status.events as Record<string, any>[]).filter((e) => opts.campaign === undefined || e.campaign_id === opts.campaign);
-          if (opts.json) return events.map((e) => JSON.stringify(e)).join('\n') || undefined;
+          if (opts.json) return events.map((e) => jsonText(e)).join('\n') || undefined;
           return events.length ? events.map(eventLine).join('\n') : 'No events.';
         }
         await follow(conn, opts);
@@ -47,7 +47,7 @@ async function follow(conn: Connection, opts: EventsOptions): Promise<void> {
   }
   process.once('SIGINT', () => process.exit(0));
   const holder = await controllerId(conn);
-  const print = (line: string) => process.stdout.write(`${line}\n`);
+  const print = (line: string) => process.stdout.write(`${terminalSafe(line)}\n`);
   // A read that changed nothing but `last_read_at` repeats the line: a person sees it once.
   const lastLine = new Map<string, string>();
   let buffered = '';
@@ -60,7 +60,7 @@ async function follow(conn: Connection, opts: EventsOptions): Promise<void> {
       buffered = buffered.slice(at + 2);
       if (!frame) continue;
       if (opts.json) {
-        print(JSON.stringify(frame));
+        print(jsonText(frame));
         continue;
       }
       const line = humanLine(frame, conn.target.label, holder);

@@ -14,6 +14,22 @@ export function cell(value: unknown, max = 60): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
+/**
+ * Whole output, last line of defence: every control character but newline and tab becomes a
+ * space. Cells are already clean; this catches what is not a cell (a health field, an error line).
+ */
+export function terminalSafe(text: string): string {
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/g, ' ');
+}
+
+/**
+ * JSON for a terminal: JSON.stringify escapes C0 controls but leaves DEL, C1 (U+009B is a CSI)
+ * and the line separators raw. They only occur inside strings, so escaping them keeps the value.
+ */
+export function jsonText(value: unknown, indent?: number): string {
+  return JSON.stringify(value, null, indent).replace(/[\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 export function table(headers: string[], rows: string[][]): string {
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd();

@@ -7,6 +7,7 @@
  */
 import type { Command } from 'commander';
 import { ClientError, connect, type Connection } from './connection.js';
+import { jsonText, terminalSafe } from './format.js';
 
 export interface OutputOptions {
   json?: boolean;
@@ -28,20 +29,22 @@ export function usage(message: string): never {
 export async function runClient(work: (open: () => Promise<Connection>) => Promise<string | undefined>): Promise<void> {
   try {
     const out = await work(() => connect(process.env));
-    if (out !== undefined) process.stdout.write(out.endsWith('\n') ? out : `${out}\n`);
+    if (out !== undefined) process.stdout.write(terminalSafe(out.endsWith('\n') ? out : `${out}\n`));
   } catch (error) {
     if (error instanceof ClientError) {
-      process.stderr.write(error.exitCode === 2 ? `usage: ${error.message}\n` : `${error.code}: ${firstLine(error.message)}\n`);
+      // The code and message may come from whatever answered at the URL: never raw to a terminal.
+      const line = error.exitCode === 2 ? `usage: ${error.message}` : `${error.code}: ${firstLine(error.message)}`;
+      process.stderr.write(`${terminalSafe(line)}\n`);
       process.exit(error.exitCode);
     }
-    process.stderr.write(`internal_error: ${firstLine(error instanceof Error ? error.message : String(error))}\n`);
+    process.stderr.write(`internal_error: ${terminalSafe(firstLine(error instanceof Error ? error.message : String(error)))}\n`);
     process.exit(1);
   }
 }
 
 const firstLine = (s: string) => s.split('\n')[0]!.slice(0, 500);
 
-export const printJson = (value: unknown): string => JSON.stringify(value, null, 2);
+export const printJson = (value: unknown): string => jsonText(value, 2);
 
 /** The supervisor's controller id (the lease holder shown in tables); null if health cannot say. */
 export async function controllerId(conn: Connection): Promise<string | null> {
