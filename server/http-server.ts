@@ -66,6 +66,12 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
     void reply.code(status).send({ ok: false, error: { code, message } });
   });
 
+  // Every answer, JSON or page or stream: a browser never sniffs a different type out of it.
+  app.addHook('onSend', async (_req, reply, payload) => {
+    void reply.header('x-content-type-options', 'nosniff');
+    return payload;
+  });
+
   app.get('/health', async () => ({ status: 'ok', ...buildInfo() }));
 
   // Unknown routes keep the API's one error shape too.

@@ -105,10 +105,14 @@ describe('scripts/smoke against a real serve', () => {
       [serve.address.replace('http://', `http://u:${KEY}@`), { EXPECTED_SHA: SHA, ARGUS_SUPERVISOR_API_KEY: KEY }, [], /must not carry a credential/],
       [serve.address, { EXPECTED_SHA: SHA, ARGUS_SUPERVISOR_API_KEY: KEY }, ['--timeout-ms', 'soon'], /--timeout-ms must be/],
     ];
+    // A key pasted as an argument or an option value is refused without being echoed.
+    cases.push([serve.address, { EXPECTED_SHA: SHA, ARGUS_SUPERVISOR_API_KEY: KEY }, [KEY], /unexpected argument/]);
+    cases.push([serve.address, { EXPECTED_SHA: SHA, ARGUS_SUPERVISOR_API_KEY: KEY }, [`--key=${KEY}`], /unknown option/]);
     for (const [url, env, extra, message] of cases) {
       const r = await smoke(url, env, extra);
       expect({ code: r.code, lines: r.lines }).toEqual({ code: 2, lines: [] });
       expect(r.stderr).toMatch(message);
+      expect(r.stderr.includes(KEY)).toBe(false);
     }
   });
 });
