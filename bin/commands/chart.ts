@@ -9,7 +9,7 @@
  */
 import { rename, rm, writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { chartJson, chartMermaid, chartModel, chartSvg } from '../../services/chart/index.js';
+import { chartJson, chartMermaid, chartModel, renderChart } from '../../services/chart/index.js';
 
 export const CHART_FORMATS = ['svg', 'mermaid', 'json'] as const;
 export type ChartFormat = (typeof CHART_FORMATS)[number];
@@ -27,7 +27,8 @@ export interface ChartOutput {
 
 /** The chart's text in one format. */
 export async function chartText(format: ChartFormat): Promise<string> {
-  if (format === 'svg') return chartSvg();
+  // Always a fresh layout: this is what writes docs/statechart.svg.
+  if (format === 'svg') return (await renderChart()).svg;
   const model = chartModel();
   return format === 'mermaid' ? chartMermaid(model) : chartJson(model);
 }

@@ -117,7 +117,8 @@ function initialMarkers(layout: ChartLayout): string[] {
   return out;
 }
 
-export function renderSvg(model: ChartModel, layout: ChartLayout): string {
+/** `digest`: of the model the drawing is of (`data-model`), so a stored copy can be checked against the code. */
+export function renderSvg(model: ChartModel, layout: ChartLayout, digest: string): string {
   const kids = children(model);
   const root = kids.get(null)?.[0];
   if (!root) throw new Error('chart_model_invalid: the model has no root state');
@@ -125,7 +126,7 @@ export function renderSvg(model: ChartModel, layout: ChartLayout): string {
   const width = Math.ceil(layout.width + 2 * margin);
   const height = Math.ceil(layout.height + 2 * margin);
   return [
-    `<svg xmlns="http://www.w3.org/2000/svg" class="argus-chart" viewBox="${-margin} ${-margin} ${width} ${height}" width="${width}" height="${height}" role="img" aria-labelledby="argus-chart-title">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" class="argus-chart" viewBox="${-margin} ${-margin} ${width} ${height}" width="${width}" height="${height}" role="img" aria-labelledby="argus-chart-title" data-model="${xml(digest)}">`,
     `<title id="argus-chart-title">Statechart of the ${xml(model.machineId)} machine: ${model.nodes.length} states, ${model.edges.length} transitions</title>`,
     `<style>${STYLE}</style>`,
     `<defs><marker id="${MARKER_ID}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0 0 L10 5 L0 10 z" fill="#4a5568"/></marker></defs>`,

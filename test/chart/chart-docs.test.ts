@@ -10,7 +10,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runChart } from '../../bin/commands/chart.js';
-import { chartMermaid, chartModel, chartSvg } from '../../services/chart/index.js';
+import { writeFile } from 'node:fs/promises';
+import { chartMermaid, chartModel, chartSvg, modelDigest, renderChart, SHIPPED_CHART, storedChart } from '../../services/chart/index.js';
 import { recordSyncOutput } from '../fixtures/child-output.js';
 import { removeScratch, scratchDir } from '../fixtures/scratch.js';
 
@@ -30,9 +31,29 @@ function cli(name: string, args: string[]) {
 
 describe('the generated chart in docs/', () => {
   it('docs/statechart.svg is the current chart', async () => {
-    const fresh = await chartSvg();
+    // A fresh layout, never the stored file chartSvg() may serve.
+    const fresh = (await renderChart()).svg;
     const stored = await docs('statechart.svg');
     expect(stored === fresh, `docs/statechart.svg is stale: refresh it with\n  ${REFRESH}`).toBe(true);
+  });
+
+  it('the served chart is the shipped file only while it carries the running model\'s digest', async () => {
+    const model = chartModel();
+    const shipped = await docs('statechart.svg');
+    expect(SHIPPED_CHART()).toBe(path.join(ROOT, 'docs', 'statechart.svg'));
+    expect(shipped).toContain(` data-model="${modelDigest(model)}"`);
+    expect(await storedChart(SHIPPED_CHART(), model)).toBe(shipped);
+    expect(await chartSvg()).toBe(shipped);
+    // A copy drawn of another model (its digest differs), or no file at all, is not served.
+    const dir = await scratchDir('argus-chart-stale-');
+    scratch.push(dir);
+    const stale = path.join(dir, 'statechart.svg');
+    await writeFile(stale, shipped.replace(/data-model="[0-9a-f]{16}"/, 'data-model="0000000000000000"'));
+    expect(await storedChart(stale, model)).toBeNull();
+    expect(await storedChart(path.join(dir, 'missing.svg'), model)).toBeNull();
+    // …and the digest follows the model: one more guard name is another drawing.
+    const other = { ...model, edges: model.edges.map((e, i) => (i === 0 ? { ...e, guard: `${e.guard ?? ''}X` } : e)) };
+    expect(modelDigest(other)).not.toBe(modelDigest(model));
   });
 
   it('docs/statechart.mmd is the current chart', async () => {
