@@ -20,6 +20,8 @@ export const FONT = {
   lineHeight: 1.3,
 } as const;
 
+/** Space inside a state's box around its text: the layout reserves it and the drawing uses it. */
+export const PAD = { x: 10, y: 6, compound: 12 } as const;
 export const textWidth = (chars: number, size: number): number => Math.ceil(chars * size * FONT.advance);
 export const lineHeight = (size: number): number => Math.ceil(size * FONT.lineHeight);
 

@@ -7,7 +7,7 @@
  */
 import elkBundled from 'elkjs/lib/elk.bundled.js';
 import type { ELK as ElkApi, ElkExtendedEdge, ElkNode } from 'elkjs/lib/elk.bundled.js';
-import { chartArrows, FONT, lineHeight, nodeLines, textWidth, type Arrow } from './chart-arrows.js';
+import { chartArrows, FONT, lineHeight, nodeLines, PAD, textWidth, type Arrow } from './chart-arrows.js';
 import type { ChartModel, ChartNode } from './chart-model.js';
 
 export interface Box {
@@ -40,7 +40,6 @@ export interface ChartLayout {
 // itself is the constructor (and also carries `default`).
 const ElkConstructor = (elkBundled as unknown as { default: new () => ElkApi }).default;
 
-export const PAD = { x: 10, y: 6, compound: 12 } as const;
 const MARKER = 10;
 /** `priority.direction` of the edges ELK should keep pointing left to right when it breaks cycles. */
 const PRIORITY = { initial: 20, forward: 5 } as const;

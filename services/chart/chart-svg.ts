@@ -6,8 +6,8 @@
  * the style here does the rest. Output bytes depend only on the model (numbers are rounded).
  * @module
  */
-import { FONT, lineHeight, nodeLines, textWidth } from './chart-arrows.js';
-import { PAD, type ChartLayout, type PlacedArrow } from './chart-layout.js';
+import { FONT, lineHeight, nodeLines, PAD, textWidth } from './chart-arrows.js';
+import type { ChartLayout, PlacedArrow } from './chart-layout.js';
 import type { ChartModel, ChartNode } from './chart-model.js';
 
 const XML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };

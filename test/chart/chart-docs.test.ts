@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runChart } from '../../bin/commands/chart.js';
 import { writeFile } from 'node:fs/promises';
@@ -59,6 +59,36 @@ describe('the generated chart in docs/', () => {
   it('docs/statechart.mmd is the current chart', async () => {
     const stored = await docs('statechart.mmd');
     expect(stored === chartMermaid(chartModel()), `docs/statechart.mmd is stale: refresh it with\n  ${REFRESH}`).toBe(true);
+  });
+});
+
+describe('serving the shipped chart', () => {
+  // A child process, so the module graph is its own: a resolve hook reports every elkjs module loaded.
+  async function loads(script: string): Promise<{ status: number | null; stdout: string; elk: boolean }> {
+    const dir = await scratchDir('argus-chart-hooks-');
+    scratch.push(dir);
+    const hooks = path.join(dir, 'hooks.mjs');
+    await writeFile(
+      hooks,
+      "export async function resolve(s, c, next) { const r = await next(s, c); if (r.url.includes('/elkjs/')) process.stderr.write('ELK ' + r.url + '\\n'); return r; }\n",
+    );
+    const register = `data:text/javascript,import { register } from "node:module"; register(${JSON.stringify(pathToFileURL(hooks).href)});`;
+    const chart = pathToFileURL(path.join(ROOT, 'dist/services/chart/index.js')).href;
+    const run = recordSyncOutput(
+      'chart-elk-load',
+      spawnSync(process.execPath, ['--import', register, '--input-type=module', '-e', `const m = await import(${JSON.stringify(chart)}); ${script}`], { cwd: ROOT, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' }, timeout: 60_000 }),
+    );
+    return { status: run.status, stdout: run.stdout, elk: run.stderr.includes('ELK ') };
+  }
+
+  it('chartSvg() never loads elkjs while the shipped file is current; a layout does', async () => {
+    const served = await loads("const s = await m.chartSvg(); console.log(s.length);");
+    expect(served.status).toBe(0);
+    expect(Number(served.stdout.trim())).toBe((await docs('statechart.svg')).length);
+    expect(served.elk).toBe(false);
+    const laidOut = await loads("await m.renderChart(); console.log('ok');");
+    expect(laidOut.status).toBe(0);
+    expect(laidOut.elk).toBe(true);
   });
 });
 
