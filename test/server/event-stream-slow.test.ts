@@ -14,6 +14,24 @@ import { createScope, until } from '../fixtures/supervisor-harness.js';
 const scope = createScope();
 afterEach(() => scope.dispose());
 
+type ReadModel = ReturnType<typeof createReadModel>;
+
+/** A raw client that sends the stream request and never reads (a net.Socket starts paused). */
+async function openUnreadStream(port: number, feed: { listenerCount: number }): Promise<void> {
+  const socket = scope.defer(net.connect(port, '127.0.0.1'), (s) => s.destroy());
+  await new Promise<void>((ok) => socket.once('connect', () => ok()));
+  socket.write('GET /api/plugins/argus_supervisor/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n');
+  await until(() => feed.listenerCount === 1, 'the stream to open');
+}
+
+/** 16 MiB of public events: far more than the kernel's socket buffers take. */
+function flood(readModel: ReadModel): void {
+  const summary = 'x'.repeat(1024 * 1024);
+  for (let i = 0; i < 16; i++) {
+    readModel.trigger.publicEventsAppended({ events: [{ id: `a:${i}`, seq: i, kind: 'CRITICAL', campaign_id: 'a', at: 'now', summary, data: {} }] });
+  }
+}
+
 describe('event stream, slow consumer', () => {
   it('a client that never reads is disconnected once the bound is passed', async () => {
     const readModel = createReadModel();
@@ -23,17 +41,9 @@ describe('event stream, slow consumer', () => {
     const { port } = app.server.address() as net.AddressInfo;
     const connections = () => new Promise<number>((ok, fail) => app.server.getConnections((e, n) => (e ? fail(e) : ok(n))));
 
-    // A raw client that sends the request and never reads (a net.Socket starts paused).
-    const socket = scope.defer(net.connect(port, '127.0.0.1'), (s) => s.destroy());
-    await new Promise<void>((ok) => socket.once('connect', () => ok()));
-    socket.write('GET /api/plugins/argus_supervisor/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n');
-    await until(() => feed.listenerCount === 1, 'the stream to open');
-
-    // Far more than the kernel's socket buffers take: the rest stays in the server's buffer.
-    const summary = 'x'.repeat(1024 * 1024);
-    for (let i = 0; i < 16; i++) {
-      readModel.trigger.publicEventsAppended({ events: [{ id: `a:${i}`, seq: i, kind: 'CRITICAL', campaign_id: 'a', at: 'now', summary, data: {} }] });
-    }
+    await openUnreadStream(port, feed);
+    // What the kernel does not take stays in the server's buffer, past the bound.
+    flood(readModel);
     expect(feed.listenerCount).toBe(0);
     await until(async () => (await connections()) === 0, 'the slow client to be disconnected');
   });
@@ -46,14 +56,8 @@ describe('event stream, slow consumer', () => {
     const feed = registerEventStream(app, { readModel, activeStates: () => [] }, { maxBufferedBytes: 256 * 1024 * 1024 });
     await app.listen({ host: '127.0.0.1', port: 0 });
     const { port } = app.server.address() as net.AddressInfo;
-    const socket = scope.defer(net.connect(port, '127.0.0.1'), (s) => s.destroy());
-    await new Promise<void>((ok) => socket.once('connect', () => ok()));
-    socket.write('GET /api/plugins/argus_supervisor/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n');
-    await until(() => feed.listenerCount === 1, 'the stream to open');
-    const summary = 'x'.repeat(1024 * 1024);
-    for (let i = 0; i < 16; i++) {
-      readModel.trigger.publicEventsAppended({ events: [{ id: `a:${i}`, seq: i, kind: 'CRITICAL', campaign_id: 'a', at: 'now', summary, data: {} }] });
-    }
+    await openUnreadStream(port, feed);
+    flood(readModel);
     expect(feed.listenerCount).toBe(1); // under this bound: still attached, output buffered
     const outcome = await Promise.race([app.close().then(() => 'closed'), new Promise((r) => setTimeout(() => r('still closing after 2 s'), 2000))]);
     closed = outcome === 'closed';
