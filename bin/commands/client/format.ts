@@ -76,7 +76,7 @@ const stageText = (c: View): string | null => (c.remote?.stage ? `${c.remote.sta
 
 export function campaignRow(c: View, controllerId: string | null): string[] {
   const state = c.paused && c.state !== 'paused' ? `${c.state} (paused)` : c.state;
-  return [cell(c.campaign_id, 40), cell(state, 20), cell(c.attention, 16), cell(stageText(c), 24), cell(lease(c, controllerId), 48), cell(pending(c), 60)];
+  return [cell(c.campaign_id, 128), cell(state, 20), cell(c.attention, 16), cell(stageText(c), 24), cell(lease(c, controllerId), 48), cell(pending(c), 60)];
 }
 
 /** The 80-column row: the lease as its epoch only (`e3`), no pending text (see `campaigns get`). */
