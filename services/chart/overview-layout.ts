@@ -9,33 +9,9 @@ import elkBundled from 'elkjs/lib/elk.bundled.js';
 import type { ELK as ElkApi, ElkExtendedEdge, ElkNode } from 'elkjs/lib/elk.bundled.js';
 import type { Box } from './chart-layout.js';
 import type { Overview, OverviewArrow } from './chart-overview.js';
+import { arrowLabelLines, lh, OVERVIEW_FONT, width } from './overview-text.js';
 
 const ElkConstructor = (elkBundled as unknown as { default: new () => ElkApi }).default;
-
-export const OVERVIEW_FONT = {
-  family: "system-ui, -apple-system, 'Segoe UI', Roboto, 'Noto Sans', 'DejaVu Sans', sans-serif",
-  state: 15,
-  hint: 12,
-  lane: 13,
-  arrow: 12,
-  /** A proportional font: an upper bound of the average advance, so text never overflows its box. */
-  advance: 0.6,
-  lineHeight: 1.25,
-} as const;
-
-const width = (chars: number, size: number) => Math.ceil(chars * size * OVERVIEW_FONT.advance);
-const lh = (size: number) => Math.ceil(size * OVERVIEW_FONT.lineHeight);
-
-/** An arrow's label lines: its words, wrapped between words at 18 characters. */
-export function arrowLabelLines(arrow: OverviewArrow, max = 22): string[] {
-  const lines: string[] = [];
-  for (const word of arrow.words.join(', ').split(' ')) {
-    const last = lines.at(-1);
-    if (last !== undefined && last.length + 1 + word.length <= max) lines[lines.length - 1] = `${last} ${word}`;
-    else lines.push(word);
-  }
-  return lines;
-}
 
 export interface OverviewLayout {
   width: number;
@@ -88,7 +64,6 @@ export async function layoutOverview(overview: Overview, directions: { authority
 
     };
   };
-  const inside = (id: string, laneId: string) => id === laneId || id.startsWith(`${laneId}.`);
   const parts: { nodes: ElkNode[]; direction: string; lane: string | null }[] = overview.lanes.map((lane, i) => ({
     nodes: [laneNode(lane), ...(i === 0 ? overview.states.filter((s) => s.lane === null).map(stateNode) : [])],
     direction: i === 0 ? directions.authority : directions.attention,
@@ -120,7 +95,6 @@ export async function layoutOverview(overview: Overview, directions: { authority
       const points = (e.sections ?? []).flatMap((s) => [s.startPoint, ...(s.bendPoints ?? []), s.endPoint]).map(shift);
       arrows.push({ arrow, points, label: null });
     }
-    void inside;
     top += (laid.height ?? 0) + GAP;
     widest = Math.max(widest, laid.width ?? 0);
   }

@@ -9,7 +9,8 @@
 import { transitionText } from './chart-arrows.js';
 import type { ChartModel } from './chart-model.js';
 import type { Cause, Overview } from './chart-overview.js';
-import { arrowLabelLines, OVERVIEW_FONT, type OverviewLayout } from './overview-layout.js';
+import type { OverviewLayout } from './overview-layout.js';
+import { arrowLabelLines, OVERVIEW_FONT } from './overview-text.js';
 import { xml } from './chart-svg.js';
 
 const num = (v: number): string => {
