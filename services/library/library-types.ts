@@ -81,8 +81,11 @@ export interface AppliedOutcome {
 export interface OutcomeByAction {
   observe: ObserveOutcome;
   pause: { campaign: CampaignView };
-  /** Resume reads once like observe when the campaign has a task; a failed read does not undo it. */
-  resume: { campaign: CampaignView } | (ObserveOutcome & { observe_error?: Refusal });
+  /**
+   * Resume reads once like observe when the campaign has a task (observe's answer); a refused
+   * read does not undo it (`observe_error`).
+   */
+  resume: ObserveOutcome | { campaign: CampaignView; observe_error?: Refusal };
   close: { campaign: CampaignView };
   /** Argus's question: `{campaign}`; the remote's own question: a fenced relay. */
   answer: { campaign: CampaignView } | AppliedOutcome;
