@@ -81,6 +81,11 @@ export class DurableJsonFile<T> implements Adapter<T> {
     }
   }
 
+  /** Whether `readTextSync` can read (the file system has a synchronous read). */
+  get canReadSync(): boolean {
+    return this.fs.readFileSync !== undefined;
+  }
+
   /** Like `readText`, synchronously; undefined when this file system has no synchronous read. */
   readTextSync(): string | null | undefined {
     const read = this.fs.readFileSync;

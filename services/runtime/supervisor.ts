@@ -1,14 +1,16 @@
 /**
- * What a plugin host embeds: the actor system (one live actor per campaign), the heartbeat
- * that sends TICK, and the operator API over both. It never submits or claims at start and
- * never creates a remote task on its own. A thin facade: the campaign's rules live in the
- * chart, its effects in services/campaign/effects*.ts, its saves in the host.
+ * The internal supervisor the server and the CLI run: the actor system (one live actor per
+ * campaign), the heartbeat that sends TICK, and the operator API over both. It never submits or
+ * claims at start and never creates a remote task on its own. A plugin host embeds the typed
+ * facade over it instead (services/library, docs/library.md), which exports none of the
+ * internals below. The campaign's rules live in the chart, its effects in
+ * services/campaign/effects*.ts, its saves in the host.
  *
  * @example
  *   const supervisor = await createSupervisor({ config: loadConfig(process.env), inspect: (e) => inspector(e) });
  *   await supervisor.start();
  *   await supervisor.campaigns({ action: 'create', campaign_id: 'c1', objective: '...', remote_task_id: 't1' });
- *   supervisor.system.get('c1')?.subscribe((snapshot) => console.log(snapshot.value));
+ *   supervisor.system?.get('c1')?.subscribe((snapshot) => console.log(snapshot.value));
  * @module
  */
 import { secretInRequest } from '../api/request-secrets.js';
@@ -45,6 +47,11 @@ export type { WakeHandler } from '../api/campaign-views.js';
 export type { Supervisor, SupervisorOptions } from './supervisor-types.js';
 
 export async function createSupervisor(opts: SupervisorOptions): Promise<Supervisor> {
+  return buildSupervisor(opts);
+}
+
+/** `createSupervisor`, synchronously (the library's facade builds on it: services/library). */
+export function buildSupervisor(opts: SupervisorOptions): Supervisor {
   return new SupervisorRuntime(opts);
 }
 
