@@ -6,10 +6,13 @@
  * grandchild was reparented to PID 1 and kept running). The MCP session itself still works
  * over the pipes, and a child that dies on its own takes its grandchild along.
  */
+import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isRunning, reap, stopsRunning } from '../fixtures/process-tree.js';
+import { REPO_ROOT } from '../fixtures/supervisor-harness.js';
 import { FAKE_ARGUS_MAIN, fakeArgus, until, type FakeFixture } from './fake-argus-fixture.js';
 
 const fixtures: FakeFixture[] = [];
@@ -61,5 +64,28 @@ describe('the Argus child and what it starts', () => {
     await until(() => f.logs.includes('argus child exited'));
     expect((await bridge.status(projectId)).ok).toBe(true);
     await bridge.close();
+  });
+
+  it('a detached child still leaves when the supervisor dies: SIGKILL to the process holding the bridge, and the child sees EOF and exits', async () => {
+    const f = await fakeArgus();
+    fixtures.push(f);
+    const bridgeModule = pathToFileURL(path.join(REPO_ROOT, 'dist/adapters/argus/index.js')).href;
+    const script = [
+      `const { createArgusBridge } = await import(${JSON.stringify(bridgeModule)});`,
+      `const b = createArgusBridge({ command: process.execPath, args: [${JSON.stringify(FAKE_ARGUS_MAIN)}], env: ${JSON.stringify(f.env)}, cwd: ${JSON.stringify(f.home)}, callTimeoutMs: 10000 });`,
+      `const r = await b.createProject(${JSON.stringify(f.workdir)}, 'camp-1');`,
+      "process.stdout.write(r.ok ? 'ready\\n' : 'failed\\n');",
+      'setInterval(() => {}, 1000);',
+    ].join('\n');
+    const holder = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'ignore'] });
+    let out = '';
+    holder.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    await until(() => out.includes('ready') || out.includes('failed'), 10_000);
+    expect(out).toContain('ready');
+    const leader = f.records().find((r) => r.type === 'start')?.pid as number;
+    leftovers.push(leader);
+    expect(isRunning(leader)).toBe(true);
+    holder.kill('SIGKILL');
+    expect(await stopsRunning(leader), `child ${leader} outlived the supervisor`).toBe(true);
   });
 });
