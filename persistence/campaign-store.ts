@@ -232,8 +232,13 @@ class FileCampaignStore implements CampaignStore {
       // Refused before the lock and before any byte is written: this process does not host it.
       if (fence && carried === null) return failure('fence_stale', `write to ${id} refused: this process does not hold the right to host it`);
       const documentPath = this.layout.documentPath(id);
-      const lock = await acquireCampaignLock(documentPath, this.layout.lockPath(id), this.lockSettings, (reason) =>
-        this.options.logger?.error({ campaignId: id, reason }, 'campaign lock compromised'),
+      const storeFs = this.options.fs;
+      const lock = await acquireCampaignLock(
+        documentPath,
+        this.layout.lockPath(id),
+        this.lockSettings,
+        (reason) => this.options.logger?.error({ campaignId: id, reason }, 'campaign lock compromised'),
+        storeFs?.mkdir ? (dir) => storeFs.mkdir!(dir) : undefined,
       );
       if (isLockFailure(lock)) return lock;
       const file = new DurableJsonFile<unknown>(documentPath, {

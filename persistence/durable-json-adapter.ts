@@ -33,6 +33,8 @@ export interface DurableFs {
    * round trips each) cost about 7x the CPU of plain synchronous reads of a warm file cache.
    */
   readFileSync?(file: string, encoding: 'utf8'): string;
+  /** Optional: the campaign lock's `mkdir` of its lock directory (node's when absent); tests fail it and count attempts. */
+  mkdir?(dir: string): Promise<void>;
 }
 
 export interface DurableJsonFileOptions {
