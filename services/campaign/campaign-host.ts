@@ -257,7 +257,11 @@ export class CampaignHost {
   stopForLostRight(failed: Extract<WriteResult, { ok: false }>): void {
     if (this.lostRight) return;
     this.lostRight = failed;
+    const open = this.facts.openIntent;
+    const relaying = (this.actor.getSnapshot().children as Record<string, unknown>).relayMutation !== undefined;
     this.stopActor();
+    // A relay on the wire when the right went: its outcome is unknown here (the new owner finds it in doubt).
+    if (relaying && open && isMutation(open.action)) this.waiters.heard({ type: 'INTENT_AMBIGUOUS', campaignId: this.id, requestId: open.requestId, kind: open.action });
     this.pending = [];
     this.waiters.releaseAll(this.actor.getSnapshot(), failed);
     this.deps.onViewChanged(this);

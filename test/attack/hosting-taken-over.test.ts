@@ -84,6 +84,23 @@ function expectRefusedAndStopped(w: Awaited<ReturnType<typeof deposable>>, calls
   }
 }
 
+/** The embedded owner lock itself; the test keeps its right only to run now the renewal its timer runs. */
+function keepingRight() {
+  let right: HostingRight | null = null;
+  const ownershipAt = (root: string): Ownership => {
+    const own = stateRootOwnership({ root });
+    return {
+      granularity: own.granularity,
+      claim: async (scope) => {
+        const claimed = await own.claim(scope);
+        if (claimed.ok) right = claimed;
+        return claimed;
+      },
+    };
+  };
+  return { ownershipAt, right: () => right };
+}
+
 describe('a supervisor whose right to host is taken over', () => {
   it('stops its actors, answers not_owner and sends the remote nothing more (heartbeat first)', { timeout: 20_000 }, async () => {
     const w = await deposable();
@@ -125,22 +142,10 @@ describe('a supervisor whose right to host is taken over', () => {
   });
 
   it('a failed renewal of the right stops every actor at once, before anything is sent', { timeout: 20_000 }, async () => {
-    let right: HostingRight | null = null;
-    // The embedded owner lock itself; the test keeps its right only to run now the renewal its timer runs.
-    const keepingRight = (root: string): Ownership => {
-      const own = stateRootOwnership({ root });
-      return {
-        granularity: own.granularity,
-        claim: async (s) => {
-          const claimed = await own.claim(s);
-          if (claimed.ok) right = claimed;
-          return claimed;
-        },
-      };
-    };
-    const w = await deposable(keepingRight);
+    const kept = keepingRight();
+    const w = await deposable(kept.ownershipAt);
     await takeOver(w.stateRoot);
-    expect(await right!.renew()).toMatchObject({ ok: false, code: 'hosting_lost' });
+    expect(await kept.right()!.renew()).toMatchObject({ ok: false, code: 'hosting_lost' });
     // No call has been made since: the renewal alone stopped them.
     for (const host of w.supervisor.system!.hosts()) expect(host.running).toBe(false);
     expect(w.supervisor.health().hosting).toEqual({ owner: false, deposed: true });
@@ -150,5 +155,23 @@ describe('a supervisor whose right to host is taken over', () => {
     await settle();
     expect(w.proxy.seen.slice(sent)).toEqual([]);
     expectRefusedAndStopped(w, calls);
+  });
+
+  it('a relay already on the wire when the right is lost answers mutation_in_doubt, not "nothing was changed"', { timeout: 20_000 }, async () => {
+    const kept = keepingRight();
+    const w = await deposable(kept.ownershipAt);
+    const INTERVENE = 'opentraining.control/intervene';
+    w.sim.injectFaults({ kind: 'slow', methods: [INTERVENE], delayMs: 1_500 });
+    const answering = w.post('campaign_action', { campaign_id: 'c1', action: 'intervene', epoch: w.epoch, instruction: 'lower lr' });
+    for (let i = 0; i < 300 && !w.proxy.seen.some((l) => l.endsWith(INTERVENE)); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(w.proxy.seen.filter((l) => l.endsWith(INTERVENE))).toHaveLength(1);
+    const sent = w.proxy.seen.length;
+    await takeOver(w.stateRoot);
+    expect(await kept.right()!.renew()).toMatchObject({ ok: false, code: 'hosting_lost' });
+    const answer = await answering;
+    expect([answer.status, answer.json.error?.code]).toEqual([502, 'mutation_in_doubt']);
+    await w.supervisor.sweep();
+    await settle();
+    expect(w.proxy.seen.slice(sent)).toEqual([]);
   });
 });
