@@ -72,7 +72,10 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
     return payload;
   });
 
-  app.get('/health', async () => ({ status: 'ok', ...buildInfo() }));
+  // A deposed process is alive but useless: said so (503), so an orchestrator replaces it.
+  app.get('/health', async (_req, reply) =>
+    supervisor.health().hosting?.deposed ? reply.code(503).send({ status: 'not_owner', ...buildInfo() }) : { status: 'ok', ...buildInfo() },
+  );
 
   // Unknown routes keep the API's one error shape too.
   app.setNotFoundHandler((_req, reply) => {

@@ -63,6 +63,8 @@ export const API_ERROR_STATUS = {
   mission_bind_failed: 502,
   /** Another process took over the right to host this campaign; this one refuses every write. */
   hosting_lost: 503,
+  /** This process lost the right to host (taken over, renewal failed): it refuses every campaign call. */
+  not_owner: 503,
 } as const;
 
 export type ApiErrorCode = keyof typeof API_ERROR_STATUS;

@@ -76,7 +76,7 @@ export class CampaignActions {
     const outcome = await host.send(event, keep && event.type === 'MUTATE' ? (doc, o) => keep(doc, this.answer(host, req, event, { ...o, save: null }, doc)) : undefined);
     if (outcome.save && !outcome.save.ok) {
       // The relay has happened: a lost outcome write leaves it in doubt, never an error inviting a retry.
-      if (find(outcome.emitted, 'INTENT_SETTLED')) {
+      if (find(outcome.emitted, 'INTENT_SETTLED') || find(outcome.emitted, 'INTENT_AMBIGUOUS')) {
         return fail('mutation_in_doubt', 'The outcome could not be recorded; it will not be re-sent. Use resolve_intent.');
       }
       this.deps.unusable(host.id, outcome.save);

@@ -40,6 +40,8 @@ export interface CampaignSystemHooks {
   onViewChanged?(host: CampaignHost): void;
   onCorrupt?(campaign: CorruptCampaign): void;
   onStorageFailed?(host: CampaignHost, failure: StoreFailure<string>): void;
+  /** A write was refused as `fence_stale`: the right to host is gone (the supervisor stops every actor). */
+  onFenceStale?(campaignId: string, failure: StoreFailure<string>): void;
 }
 
 export interface CampaignSystemOptions extends CampaignSystemHooks {
@@ -96,6 +98,7 @@ export function createCampaignSystem(opts: CampaignSystemOptions) {
         host.corrupt = { code: failure.code, reason: failure.reason };
         reportCorrupt(host.id, failure.code, failure.reason);
       } else opts.onStorageFailed?.(host, failure);
+      if (failure.code === 'fence_stale') opts.onFenceStale?.(host.id, failure);
     },
   };
 
@@ -147,6 +150,7 @@ export function createCampaignSystem(opts: CampaignSystemOptions) {
       const created = await opts.store.create(doc);
       if (created.ok) host(created.doc);
       else if (FAIL_CLOSED.has(created.code)) reportCorrupt(doc.campaignId, created.code, created.reason);
+      else if (created.code === 'fence_stale') opts.onFenceStale?.(doc.campaignId, created);
       return created;
     },
     has: (id: string): boolean => hosts.has(id) || corrupt.has(id),

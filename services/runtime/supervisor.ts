@@ -18,6 +18,9 @@ import { silentLogger, type Logger } from '../../adapters/logger.js';
 import { heartbeatDue } from '../../machines/campaign.projection.js';
 import type { CampaignStore } from '../../persistence/campaign-store.js';
 import { stateRootOwnership, WHOLE_STATE_ROOT, type HostingRight, type Ownership } from '../../persistence/owner-lock.js';
+import { failure } from '../../persistence/store-errors.js';
+import type { A2AClient } from '../../adapters/a2a/index.js';
+import { fencedRemote } from '../authority/fenced-remote.js';
 import { ApiFailure, apiError, type ApiError } from '../api/api-errors.js';
 import { campaignActionSchema, campaignsBodySchema, describeIssues, type CampaignActionBody } from '../api/api-schemas.js';
 import { CampaignActions } from '../api/campaign-actions.js';
@@ -38,6 +41,7 @@ import { systemHooks } from './system-hooks.js';
 import { openSupervisorStore, supervisorGate } from './supervisor-wiring.js';
 import type { SupervisorConfig } from './config.js';
 import { FirstSweep } from './first-sweep.js';
+import { Hosting } from './hosting.js';
 import { createHeartbeat, type Heartbeat, type SweepReport } from './heartbeat.js';
 import { RemoteLink } from './remote-link.js';
 import { StartupFailure } from './startup-failure.js';
@@ -76,7 +80,10 @@ class SupervisorRuntime implements Supervisor {
   /** Which campaign controls which remote context (the claim rule's fact), kept as views change. */
   private readonly controllers = new ContextControllers();
   private heartbeat: Heartbeat | null = null;
-  private owner: HostingRight | null = null;
+  /** The right to host; losing it stops every actor (`stopForLostRight`). */
+  private readonly hosting: Hosting;
+  /** The remote every campaign call goes through: refused without a valid hosting fence. */
+  private readonly remote: A2AClient | null;
   private firstSweep: Promise<SweepReport> | null = null;
 
   constructor(private readonly opts: SupervisorOptions) {
@@ -90,9 +97,9 @@ class SupervisorRuntime implements Supervisor {
     });
     this.decisions = supervisorDecisions({ config: this.config, metrics: this.metrics, logger: this.logger, injected: opts.decisions });
     this.link = new RemoteLink(this.config, this.logger, this.metrics, opts.remote);
-    this.ownership =
-      opts.ownership ??
-      stateRootOwnership({ root: this.config.stateRoot, onLost: (reason) => this.logger.error({ code: 'state_root_taken_over', reason }, 'another process took over the state root') });
+    this.ownership = opts.ownership ?? stateRootOwnership({ root: this.config.stateRoot });
+    this.hosting = new Hosting(this.logger, (reason) => this.stopForLostRight(reason));
+    this.remote = this.link.client ? fencedRemote(this.link.client, this.hosting) : null;
     this.gate = supervisorGate({
       system: () => this.system,
       store: () => this.requireStore(),
@@ -149,7 +156,7 @@ class SupervisorRuntime implements Supervisor {
     const corrupt = [...(this.system?.corruptCampaigns() ?? [])].length;
     const campaigns = this.system?.list().length ?? 0;
     const { config } = this;
-    return buildHealth({ config, lastSweep: this.heartbeat?.lastSweep ?? null, campaigns, corrupt, remoteReachable: this.link.reachable, description: this.link.description, decisions: this.decisions.availability() });
+    return buildHealth({ config, hosting: { owner: this.hosting.owner, deposed: this.hosting.lost }, lastSweep: this.heartbeat?.lastSweep ?? null, campaigns, corrupt, remoteReachable: this.link.reachable, description: this.link.description, decisions: this.decisions.availability() });
   }
 
   status(): StatusView {
@@ -169,6 +176,8 @@ class SupervisorRuntime implements Supervisor {
     const req = parsed.data;
     const leaked = secretInRequest(req, [this.config.apiKey, this.config.a2aToken]);
     if (leaked) return fail(leaked);
+    const notOwner = await this.hosting.refusal(req.action === 'list' ? undefined : req.campaign_id);
+    if (notOwner) return fail(notOwner);
     const deps = this.routeDeps();
     if (!deps) return fail(apiError('invalid_request', 'The supervisor is not started.'));
     if (req.action === 'create' && options.idempotencyKey !== undefined) {
@@ -197,7 +206,7 @@ class SupervisorRuntime implements Supervisor {
       system,
       views: this.views,
       readModel: this.readModel,
-      remote: this.link.client,
+      remote: this.remote,
       controllerId: this.config.controllerId,
       now: this.now,
       activeStates: (id: string) => this.activeStates(id),
@@ -212,6 +221,8 @@ class SupervisorRuntime implements Supervisor {
     const req = parsed.data;
     const leaked = secretInRequest(req, [this.config.apiKey, this.config.a2aToken]);
     if (leaked) return fail(leaked);
+    const notOwner = await this.hosting.refusal(req.campaign_id);
+    if (notOwner) return fail(notOwner);
     const corrupt = this.system?.corrupt(req.campaign_id);
     if (corrupt) return fail(apiError('campaign_corrupt', `The campaign document failed closed (${corrupt.code}); it is reported, never replaced.`));
     const host = this.system?.host(req.campaign_id);
@@ -240,7 +251,7 @@ class SupervisorRuntime implements Supervisor {
     // is protected from a second process on the same root just as the CLI is.
     const right = await this.ownership.claim(WHOLE_STATE_ROOT);
     if (!right.ok) throw new StartupFailure(right.code, right.message);
-    this.owner = right;
+    this.hosting.hold(right);
     const concurrency = this.opts.concurrency ?? 64;
     // After a restart, re-read every campaign's remote status (read-only: no claim, no submit),
     // each as soon as its actor is up: the first complete read does not wait for the whole load.
@@ -250,9 +261,8 @@ class SupervisorRuntime implements Supervisor {
     try {
       await this.load(right, first ? (host) => first.add(host.id) : undefined);
     } catch (error) {
-      this.owner = null;
       await discovered;
-      await right.release();
+      await this.hosting.release();
       throw error;
     }
     await discovered;
@@ -294,7 +304,7 @@ class SupervisorRuntime implements Supervisor {
       inspect: this.opts.inspect,
       effects: {
         controllerId: this.config.controllerId,
-        remote: this.link.client,
+        remote: this.remote,
         now: this.now,
         onStatusRead: (...read) => this.statusRead(...read),
         decisions: this.decisions,
@@ -304,6 +314,7 @@ class SupervisorRuntime implements Supervisor {
         },
       },
       ...systemHooks({ views, gate: this.gate, logger: this.logger, controllers: this.controllers }),
+      onFenceStale: (_id, stale) => this.hosting.lose(stale.reason),
     });
     views.beginLoad();
     try {
@@ -343,13 +354,18 @@ class SupervisorRuntime implements Supervisor {
     await host.tick(this.actions.tick(host, snapshot));
   }
 
+  /** Every covered actor stops at once and for good; the heartbeat skips them (not running). */
+  private stopForLostRight(reason: string): void {
+    const stale = failure('fence_stale', `this process lost the right to host: ${reason}`);
+    for (const host of this.system?.hosts() ?? []) host.stopForLostRight(stale);
+  }
+
   async stop(): Promise<void> {
     await this.heartbeat?.stop();
     await this.system?.stop();
     await this.link.close();
     await this.decisions.close();
-    await this.owner?.release();
-    this.owner = null;
+    await this.hosting.release();
   }
 
   sweep(): Promise<SweepReport> {
