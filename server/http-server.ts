@@ -97,11 +97,11 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
     protectedRoutes.post(`${API_PREFIX}/health`, async () => ({ ok: true, ...supervisor.health() }));
     protectedRoutes.post(`${API_PREFIX}/status`, async () => ({ ok: true, ...supervisor.status() }));
     protectedRoutes.post(`${API_PREFIX}/campaigns`, async (req, reply) => {
-      const options = requestOptions(req.headers);
+      const options = requestOptions(req.headers, req.raw.rawHeaders);
       return send(reply, options.ok ? await supervisor.campaigns(req.body ?? {}, options.value) : options);
     });
     protectedRoutes.post(`${API_PREFIX}/campaign_action`, async (req, reply) => {
-      const options = requestOptions(req.headers);
+      const options = requestOptions(req.headers, req.raw.rawHeaders);
       return send(reply, options.ok ? await supervisor.campaignAction(req.body ?? {}, options.value) : options);
     });
   });
@@ -111,13 +111,16 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
 
 /**
  * The `Idempotency-Key` header (Stripe's contract, see services/authority/request-gate.ts): one value of
- * 1-255 printable ASCII characters; anything else is refused before the request runs.
+ * 1-255 printable ASCII characters; anything else is refused before the request runs. Node joins
+ * repeated header lines with `, `, so a comma (or a second line) means two keys: refused, never
+ * merged into one that a later single `a, b` would replay.
  */
-function requestOptions(headers: Record<string, string | string[] | undefined>): ApiResult<RequestOptions> {
+function requestOptions(headers: Record<string, string | string[] | undefined>, rawHeaders: string[]): ApiResult<RequestOptions> {
   const key = headers['idempotency-key'];
   if (key === undefined) return { ok: true, value: {} };
-  if (typeof key !== 'string' || !isValidIdempotencyKey(key)) {
-    return { ok: false, error: { code: 'invalid_request', message: 'Idempotency-Key must be one value of 1-255 printable ASCII characters.' } };
+  const lines = rawHeaders.filter((name, i) => i % 2 === 0 && name.toLowerCase() === 'idempotency-key').length;
+  if (typeof key !== 'string' || lines !== 1 || key.includes(',') || !isValidIdempotencyKey(key)) {
+    return { ok: false, error: { code: 'invalid_request', message: 'Idempotency-Key must be sent once, as one value of 1-255 printable ASCII characters without a comma.' } };
   }
   return { ok: true, value: { idempotencyKey: key } };
 }
