@@ -6,7 +6,7 @@
  * only on those our own page script makes (SameSite=Strict is the second lock, not the only one).
  * @module
  */
-import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import { maxHeaderSize, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import { presentedKey } from '../auth.js';
 import { SESSION_COOKIE, tokensEqual, type Session, type SessionStore } from './sessions.js';
 
@@ -25,20 +25,21 @@ const UNAUTHORIZED = {
 const SAFE_METHODS = new Set(['GET', 'HEAD']);
 
 /**
- * Every well-formed value of one cookie (at most a few). A page on another port of this host or a
- * sibling subdomain can plant a cookie of the same name, and the browser may send it first: the
- * real one must still be found. Only our own cookie is read; others are ignored unparsed.
+ * Every well-formed value of one cookie. A page on another port of this host or a sibling
+ * subdomain can plant cookies of the same name, many of them, and the browser may send them
+ * first: the real one must still be found, however many come before it. The header is bounded
+ * by the server's own header limit (Node answers 431 above it), so reading all of it is bounded
+ * too. Only our own cookie is read; others are ignored unparsed.
  */
 export function cookieValues(headers: IncomingHttpHeaders, name: string): string[] {
   const raw = headers.cookie;
-  if (typeof raw !== 'string' || raw.length > 8192) return [];
+  if (typeof raw !== 'string' || raw.length > maxHeaderSize) return [];
   const values: string[] = [];
   for (const part of raw.split(';')) {
     const eq = part.indexOf('=');
     if (eq < 0 || part.slice(0, eq).trim() !== name) continue;
     const value = part.slice(eq + 1).trim();
     if (/^[A-Za-z0-9_-]{1,128}$/.test(value)) values.push(value);
-    if (values.length === 4) break;
   }
   return values;
 }
