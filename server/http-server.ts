@@ -10,6 +10,7 @@ import { API_ERROR_STATUS, type ApiError } from '../services/api/api-errors.js';
 import { buildInfo } from '../services/runtime/build-info.js';
 import type { ApiResult, RequestOptions, SupervisorApi } from '../services/api/supervisor-api.js';
 import { isValidIdempotencyKey } from '../services/authority/request-gate.js';
+import { HOST_NOT_ALLOWED, createHostCheck } from './allowed-hosts.js';
 import { createKeyCheck } from './auth.js';
 import { registerPageRoutes } from './page/page-routes.js';
 import { bindToSession, createRequestAuth } from './page/session-auth.js';
@@ -30,6 +31,8 @@ export interface HttpServerOptions {
   chartSvg?: () => Promise<string>;
   /** The live event stream's keepalive, limits and coalescing (server/event-stream.ts). */
   eventStream?: EventStreamOptions;
+  /** `ARGUS_SUPERVISOR_ALLOWED_HOSTS`: Host names a non-loopback listener answers (server/allowed-hosts.ts). */
+  allowedHosts?: readonly string[];
 }
 
 // Loaded on the first chart request: the layout engine (elkjs) is not carried by a supervisor
@@ -64,6 +67,12 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
             ? 'The request body is not valid JSON.'
             : 'The supervisor hit an internal error; see its log.';
     void reply.code(status).send({ ok: false, error: { code, message } });
+  });
+
+  // First of all, on every route (/health and 404s too): a rebound name learns nothing.
+  const hostAllowed = createHostCheck(opts.allowedHosts ?? [], () => app.server.address());
+  app.addHook('onRequest', async (req, reply) => {
+    if (!hostAllowed(req.headers.host)) return reply.code(421).send(HOST_NOT_ALLOWED);
   });
 
   // Every answer, JSON or page or stream: a browser never sniffs a different type out of it.
