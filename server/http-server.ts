@@ -12,6 +12,7 @@ import type { ApiResult, RequestOptions, SupervisorApi } from '../services/api/s
 import { isValidIdempotencyKey } from '../services/authority/request-gate.js';
 import { HOST_NOT_ALLOWED, createHostCheck } from './allowed-hosts.js';
 import { createKeyCheck } from './auth.js';
+import { AuthThrottle, guardKeyCheck, type AuthThrottleOptions } from './auth-throttle.js';
 import { registerPageRoutes } from './page/page-routes.js';
 import { bindToSession, createRequestAuth } from './page/session-auth.js';
 import { SessionStore, type SessionOptions } from './page/sessions.js';
@@ -31,6 +32,8 @@ export interface HttpServerOptions {
   chartSvg?: () => Promise<string>;
   /** The live event stream's keepalive, limits and coalescing (server/event-stream.ts). */
   eventStream?: EventStreamOptions;
+  /** Back-off of wrong keys per client and globally (server/auth-throttle.ts; its defaults are documented). */
+  authThrottle?: AuthThrottleOptions;
   /** `ARGUS_SUPERVISOR_ALLOWED_HOSTS`: Host names a non-loopback listener answers (server/allowed-hosts.ts). */
   allowedHosts?: readonly string[];
 }
@@ -47,7 +50,9 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
     logController: new LogController({ disableRequestLogging: true }),
   });
   const { supervisor } = opts;
-  const isAuthorized = createKeyCheck(opts.apiKey, { counter: supervisor.metrics.authFailures, logger: opts.logger.child({ component: 'auth' }) });
+  const keyCheck = createKeyCheck(opts.apiKey, { counter: supervisor.metrics.authFailures, logger: opts.logger.child({ component: 'auth' }) });
+  // Wrong keys back off per client and globally; a client that has not failed is never slowed.
+  const isAuthorized = guardKeyCheck(keyCheck, new AuthThrottle(opts.authThrottle), () => supervisor.metrics.authFailures.inc({ reason: 'throttled' }));
   const sessions = new SessionStore(opts.session);
   // An API client with the key, or the page with its session (and its CSRF token on every POST).
   const authorize = createRequestAuth(isAuthorized, sessions);
@@ -92,8 +97,11 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
 
   app.register(async (protectedRoutes) => {
     protectedRoutes.addHook('onRequest', async (req, reply) => {
-      const auth = authorize(req.method, req.headers);
-      if (!auth.ok) return reply.code(auth.status).send({ ok: false, error: { code: auth.code, message: auth.message } });
+      const auth = authorize(req.method, req.headers, req.socket.remoteAddress);
+      if (!auth.ok) {
+        if (auth.status === 429) void reply.header('retry-after', String(auth.retryAfterSeconds));
+        return reply.code(auth.status).send({ ok: false, error: { code: auth.code, message: auth.message } });
+      }
       if (auth.via === 'session') bindToSession(sessions, auth.sessionId, reply.raw, sessions.checkEveryMs);
     });
 

@@ -8,12 +8,23 @@
  */
 import { maxHeaderSize, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import { presentedKey } from '../auth.js';
+import type { GuardedKeyCheck } from '../auth-throttle.js';
 import { SESSION_COOKIE, tokensEqual, type Session, type SessionStore } from './sessions.js';
 
 export type AuthOutcome =
   | { ok: true; via: 'key' }
   | { ok: true; via: 'session'; sessionId: string; session: Session }
-  | { ok: false; status: 401 | 403; code: 'unauthorized' | 'csrf_required' | 'csrf_invalid'; message: string };
+  | { ok: false; status: 401 | 403; code: 'unauthorized' | 'csrf_required' | 'csrf_invalid'; message: string }
+  | { ok: false; status: 429; code: 'too_many_attempts'; message: string; retryAfterSeconds: number };
+
+/** A client in back-off (server/auth-throttle.ts): its key was not compared. */
+export const tooManyAttempts = (retryAfterSeconds: number): Extract<AuthOutcome, { status: 429 }> => ({
+  ok: false,
+  status: 429,
+  code: 'too_many_attempts',
+  message: 'Too many wrong keys from this address; wait for the time in Retry-After.',
+  retryAfterSeconds,
+});
 
 const UNAUTHORIZED = {
   ok: false,
@@ -65,14 +76,18 @@ export function csrfRefusal(session: Session, headers: IncomingHttpHeaders): Ext
   return null;
 }
 
-export function createRequestAuth(keyCheck: (headers: IncomingHttpHeaders) => boolean, sessions: SessionStore) {
-  return (method: string, headers: IncomingHttpHeaders): AuthOutcome => {
+export function createRequestAuth(keyCheck: GuardedKeyCheck, sessions: SessionStore) {
+  return (method: string, headers: IncomingHttpHeaders, remoteAddress: string | undefined): AuthOutcome => {
     // A presented key decides alone (an API client with a stray cookie is still a key client).
-    if (presentedKey(headers) !== null) return keyCheck(headers) ? { ok: true, via: 'key' } : UNAUTHORIZED;
+    if (presentedKey(headers) !== null) {
+      const verdict = keyCheck(headers, remoteAddress);
+      if (verdict.ok) return { ok: true, via: 'key' };
+      return verdict.retryAfterSeconds === null ? UNAUTHORIZED : tooManyAttempts(verdict.retryAfterSeconds);
+    }
     const found = sessionOf(sessions, headers);
     if (!found) {
       // No credential at all: the key check counts and logs it as `missing`.
-      keyCheck(headers);
+      keyCheck(headers, remoteAddress);
       return UNAUTHORIZED;
     }
     if (!SAFE_METHODS.has(method)) {
