@@ -4,6 +4,7 @@
  * `/metrics`. Fastify because it is pino-native (docs/decisions.md).
  * @module
  */
+import type { IncomingMessage } from 'node:http';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
 import { API_ERROR_STATUS, type ApiError } from '../services/api/api-errors.js';
@@ -16,7 +17,7 @@ import { AuthThrottle, guardKeyCheck, type AuthThrottleOptions } from './auth-th
 import { registerPageRoutes } from './page/page-routes.js';
 import { bindToSession, createRequestAuth } from './page/session-auth.js';
 import { SessionStore, type SessionOptions } from './page/sessions.js';
-import { registerEventStream, type EventStreamOptions } from './event-stream.js';
+import { registerEventStream, type EventStreamOptions, type StreamOwner } from './event-stream.js';
 
 export const API_PREFIX = '/api/plugins/argus_supervisor';
 
@@ -95,6 +96,8 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
 
   registerPageRoutes(app, { sessions, keyCheck: isAuthorized, chartSvg: opts.chartSvg ?? defaultChartSvg });
 
+  // Who each authorized request came as, for the event stream's per-owner limits.
+  const streamOwners = new WeakMap<IncomingMessage, StreamOwner>();
   app.register(async (protectedRoutes) => {
     protectedRoutes.addHook('onRequest', async (req, reply) => {
       const auth = authorize(req.method, req.headers, req.socket.remoteAddress);
@@ -103,6 +106,7 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
         return reply.code(auth.status).send({ ok: false, error: { code: auth.code, message: auth.message } });
       }
       if (auth.via === 'session') bindToSession(sessions, auth.sessionId, reply.raw, sessions.checkEveryMs);
+      streamOwners.set(req.raw, auth.via === 'session' ? { via: 'session', sessionId: auth.sessionId } : { via: 'key' });
     });
 
     protectedRoutes.get('/metrics', async (_req, reply) => {
@@ -110,7 +114,7 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
       return reply.type(supervisor.metrics.registry.contentType).send(body);
     });
 
-    registerEventStream(protectedRoutes, supervisor, opts.eventStream);
+    registerEventStream(protectedRoutes, supervisor, opts.eventStream, (raw) => streamOwners.get(raw) ?? { via: 'key' });
     protectedRoutes.post(`${API_PREFIX}/health`, async () => ({ ok: true, ...supervisor.health() }));
     protectedRoutes.post(`${API_PREFIX}/status`, async () => ({ ok: true, ...supervisor.status() }));
     protectedRoutes.post(`${API_PREFIX}/campaigns`, async (req, reply) => {
