@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { RemoteDescription } from '../../adapters/a2a/discovery.js';
 import { explainRefusal } from '../../machines/campaign.rules.js';
 import { describeStates } from '../../machines/campaign.projection.js';
+import { leaseUnexpiredAt } from '../../machines/campaign.guards.js';
 import type { BindMissionEvent, CampaignEmitted, Mutation, MutationFacts, ObserveEvent, OperatorEvent, TickEvent } from '../../machines/campaign.types.js';
 import type { CampaignDocument } from '../../persistence/campaign-document.js';
 import type { StoreFailure } from '../../persistence/store-errors.js';
@@ -88,9 +89,27 @@ export class CampaignActions {
     return observed.ok ? observed : ok({ ...(answer.value as object), observe_error: observed.error });
   }
 
-  /** The actions whose representative event the actor can take now. */
+  /**
+   * The actions whose representative event the actor can take now. Memoized per snapshot only
+   * while every other fact its rules read is the same (the gate's slot, the discovered remote,
+   * Argus's availability, the document's binding, whether the lease copy has expired): the one time-based guard
+   * (`leaseUnexpired`) is part of the key, so no answer outlives a lease expiry.
+   */
   allowedActions(host: CampaignHost, snapshot: CampaignSnapshot = host.getSnapshot()): string[] {
     if (snapshot.status !== 'active') return [];
+    const lease = snapshot.context.lease;
+    const description = this.deps.knownDescription();
+    const key = `${this.deps.mutationInFlight(host.id)}|${this.deps.noRemote() === null}|${this.deps.argusAvailable()}|${lease !== null && leaseUnexpiredAt(lease, this.deps.now().toISOString())}`;
+    const memo = this.allowedMemo.get(snapshot);
+    if (memo && memo.key === key && memo.description === description && memo.facts === host.facts) return [...memo.value];
+    const value = this.computeAllowed(host, snapshot);
+    this.allowedMemo.set(snapshot, { key, description, facts: host.facts, value });
+    return [...value];
+  }
+
+  private readonly allowedMemo = new WeakMap<object, { key: string; description: RemoteDescription | null; facts: CampaignFacts; value: string[] }>();
+
+  private computeAllowed(host: CampaignHost, snapshot: CampaignSnapshot): string[] {
     const allowed: string[] = [];
     // `act` refuses these before the chart is asked (supervisor_disabled, remote_not_configured).
     const noRemote = this.deps.noRemote() !== null;
