@@ -84,9 +84,13 @@ export class CampaignActions {
     }
     const answer = this.answer(host, req, event, outcome, null);
     if (req.action !== 'resume' || !answer.ok || this.deps.noRemote() || host.facts.binding.taskId === null) return answer;
-    // Resume only observes and reads back; it never claims. A failed read does not undo it.
+    // Resume only observes and reads back; it never claims. A failed read does not undo it: the
+    // resume is answered ok, with the read's failure as `read_error` (its remote code).
     const observed = await this.observe(host);
-    return observed.ok ? observed : ok({ ...(answer.value as object), observe_error: observed.error });
+    if (observed.ok) return observed;
+    const { error } = observed;
+    const readError = error.code === 'read_failed' && error.read_code ? { read_error: { code: error.read_code, message: error.message } } : { observe_error: error };
+    return ok({ ...(answer.value as object), ...readError });
   }
 
   /**
@@ -132,11 +136,12 @@ export class CampaignActions {
     const checked = outcome.save ?? (await host.write(() => null));
     if (!checked.ok) this.deps.unusable(host.id, checked);
     const read = find(outcome.emitted, 'READ_SETTLED');
+    // A read that failed is a failure (issue 18 item 9): its code, never `ok` (it still counted toward the back-off).
+    if (read?.result === 'failed') return readFailed(read.code ?? 'remote_unreachable');
     return ok({
       campaign: this.deps.view(host.facts, host.getSnapshot(), host),
       changed: outcome.save?.ok === true,
       events: this.deps.eventsFrom(host.id, from),
-      ...(read?.result === 'failed' ? { read_error: { code: read.code, message: `The remote status read failed (${read.code}).` } } : {}),
     });
   }
 
@@ -262,6 +267,11 @@ export class CampaignActions {
     void req;
     return ok({ campaign });
   }
+}
+
+/** `observe` whose status read failed: `read_failed` (HTTP 502), the remote's code in `read_code`. */
+function readFailed(code: string): ApiResult<never> {
+  return { ok: false, error: { ...apiError('read_failed', `The remote status read failed (${code}); it counts toward the read back-off.`), read_code: code } };
 }
 
 function mutationAnswer(e: CampaignEmitted[], kind: Mutation['kind'], campaign: CampaignSummary): ApiResult<unknown> {
