@@ -34,9 +34,10 @@ export class CampaignViews {
 
   constructor(private readonly deps: CampaignViewsDeps) {}
 
-  summary(host: CampaignHost, facts: CampaignFacts = host.facts, snapshot: CampaignSnapshot = host.getSnapshot()): CampaignSummary {
+  /** `allowed`: how an action's answer asks (see CampaignActions); by default, live when read. */
+  summary(host: CampaignHost, facts: CampaignFacts = host.facts, snapshot: CampaignSnapshot = host.getSnapshot(), allowed?: () => string[]): CampaignSummary {
     if (host.corrupt) return corruptSummary(host.id);
-    return projectCampaign(facts, snapshot, { lastReadAt: host.lastReadAt, allowedActions: () => this.live(host) });
+    return projectCampaign(facts, snapshot, { lastReadAt: host.lastReadAt, allowedActions: allowed ?? (() => this.live(host)) });
   }
 
   /**

@@ -102,7 +102,7 @@ class SupervisorRuntime implements Supervisor {
       controllerOf: (contextId, exceptId) => this.controllers.controllerOf(contextId, exceptId),
       mutationInFlight: (id) => this.gate.mutationInFlight(id),
       argusAvailable: () => this.decisions.recentAvailability().argus.available,
-      view: (facts, snapshot, host) => this.views.summary(host, facts, snapshot),
+      view: (facts, snapshot, host, allowed) => this.views.summary(host, facts, snapshot, allowed),
       eventsFrom: (id, from) => this.readModel.getSnapshot().context.events.filter((e) => e.campaign_id === id && e.seq >= from),
       unusable: (id, failure) => this.unusable(id, failure),
       leaseTtlSeconds: this.config.leaseTtlSeconds,
