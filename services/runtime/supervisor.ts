@@ -166,7 +166,7 @@ class SupervisorRuntime implements Supervisor {
     if (!deps) return fail(apiError('invalid_request', 'The supervisor is not started.'));
     if (req.action === 'create' && options.idempotencyKey !== undefined) {
       const key = options.idempotencyKey;
-      return this.answering(() => this.gate.idempotent(req.campaign_id, key, { route: 'campaigns', body: req }, () => this.answering(() => campaignsRoute(deps, req))));
+      return this.answering(() => this.gate.idempotent(req.campaign_id, key, { route: 'campaigns', body: req }, (keep) => this.answering(() => campaignsRoute(deps, req, keep))));
     }
     return this.answering(() => campaignsRoute(deps, req));
   }
