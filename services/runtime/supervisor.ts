@@ -116,7 +116,7 @@ class SupervisorRuntime implements Supervisor {
       controllerOf: (contextId, exceptId) => this.controllers.controllerOf(contextId, exceptId),
       mutationInFlight: (id) => this.gate.mutationInFlight(id),
       argusAvailable: () => this.decisions.recentAvailability().argus.available,
-      view: (facts, snapshot, host) => this.views.summary(host, facts, snapshot),
+      view: (facts, snapshot, host, allowed) => this.views.summary(host, facts, snapshot, allowed),
       eventsFrom: (id, from) => this.readModel.getSnapshot().context.events.filter((e) => e.campaign_id === id && e.seq >= from),
       unusable: (id, failure) => this.unusable(id, failure),
       leaseTtlSeconds: this.config.leaseTtlSeconds,
@@ -182,7 +182,7 @@ class SupervisorRuntime implements Supervisor {
     if (!deps) return fail(apiError('invalid_request', 'The supervisor is not started.'));
     if (req.action === 'create' && options.idempotencyKey !== undefined) {
       const key = options.idempotencyKey;
-      return this.answering(() => this.gate.idempotent(req.campaign_id, key, { route: 'campaigns', body: req }, () => this.answering(() => campaignsRoute(deps, req))));
+      return this.answering(() => this.gate.idempotent(req.campaign_id, key, { route: 'campaigns', body: req }, (keep) => this.answering(() => campaignsRoute(deps, req, keep))));
     }
     return this.answering(() => campaignsRoute(deps, req));
   }
