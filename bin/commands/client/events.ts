@@ -43,35 +43,45 @@ export function registerEvents(program: Command): void {
 
 async function follow(conn: Connection, opts: EventsOptions): Promise<void> {
   const query = opts.campaign !== undefined ? `?campaign_id=${encodeURIComponent(opts.campaign)}` : '';
-  const res = await conn.get(`${API_PREFIX}/events${query}`);
-  if (res.statusCode !== 200) {
-    await answerOf(res, conn.target);
-    throw new ClientError('invalid_response', `${conn.target.label} answered HTTP ${res.statusCode} to the event stream`);
-  }
   process.once('SIGINT', () => process.exit(0));
-  const holder = await controllerId(conn);
   const print = (line: string) => process.stdout.write(`${terminalSafe(line)}\n`);
   // A read that changed nothing but `last_read_at` repeats the line: a person sees it once.
   const lastLine = new Map<string, string>();
-  res.setEncoding('utf8');
-  for await (const frame of parseFrames(res)) {
-    if (opts.json) {
-      print(jsonText(frame));
-      continue;
+  let holder: string | null | undefined;
+  // A key-opened stream ends after its lifetime with `event: reconnect`: connect again, and the
+  // server resends the public events after the last id seen (docs/api.md).
+  let lastEventId: string | null = null;
+  for (let connection = 0; ; connection++) {
+    const res = await conn.get(`${API_PREFIX}/events${query}`, lastEventId ? { 'last-event-id': lastEventId } : {});
+    if (res.statusCode !== 200) {
+      await answerOf(res, conn.target);
+      throw new ClientError('invalid_response', `${conn.target.label} answered HTTP ${res.statusCode} to the event stream`);
     }
-    const line = humanLine(frame, conn.target.label, holder);
-    if (frame.event === 'campaign') {
-      const id = String(frame.data?.campaign?.campaign_id);
-      if (lastLine.get(id) === line) continue;
-      lastLine.set(id, line);
+    holder ??= await controllerId(conn);
+    res.setEncoding('utf8');
+    let reconnect = false;
+    for await (const frame of parseFrames(res)) {
+      if (frame.id) lastEventId = frame.id;
+      if (frame.event === 'reconnect') reconnect = true;
+      if (frame.event === 'reconnect' || (frame.event === 'hello' && connection > 0)) continue;
+      if (opts.json) {
+        print(jsonText({ event: frame.event, data: frame.data }));
+        continue;
+      }
+      const line = humanLine(frame, conn.target.label, holder ?? null);
+      if (frame.event === 'campaign') {
+        const id = String(frame.data?.campaign?.campaign_id);
+        if (lastLine.get(id) === line) continue;
+        lastLine.set(id, line);
+      }
+      print(frame.event === 'campaign' ? `${new Date().toISOString()}  ${line}` : line);
     }
-    print(frame.event === 'campaign' ? `${new Date().toISOString()}  ${line}` : line);
+    if (!reconnect) throw new ClientError('stream_closed', `${conn.target.label} closed the event stream`);
   }
-  throw new ClientError('stream_closed', `${conn.target.label} closed the event stream`);
 }
 
 /** The frames of a server-sent event stream (keepalive comments skipped), as they arrive. */
-export async function* parseFrames(stream: AsyncIterable<unknown>): AsyncGenerator<{ event: string; data: any }> {
+export async function* parseFrames(stream: AsyncIterable<unknown>): AsyncGenerator<{ event: string; data: any; id: string | null }> {
   let buffered = '';
   for await (const chunk of stream) {
     buffered += String(chunk);
@@ -84,18 +94,20 @@ export async function* parseFrames(stream: AsyncIterable<unknown>): AsyncGenerat
   }
 }
 
-function parseFrame(block: string): { event: string; data: any } | null {
+function parseFrame(block: string): { event: string; data: any; id: string | null } | null {
   let event: string | null = null;
+  let id: string | null = null;
   const data: string[] = [];
   for (const line of block.split('\n')) {
     if (line.startsWith('event: ')) event = line.slice(7);
     else if (line.startsWith('data: ')) data.push(line.slice(6));
+    else if (line.startsWith('id: ')) id = line.slice(4);
   }
   if (event === null) return null; // a keepalive comment
   try {
-    return { event, data: JSON.parse(data.join('\n')) };
+    return { event, data: JSON.parse(data.join('\n')), id };
   } catch {
-    return { event, data: null };
+    return { event, data: null, id };
   }
 }
 

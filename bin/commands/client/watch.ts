@@ -19,11 +19,6 @@ export interface WatchOutput {
 }
 
 export async function watchList(conn: Connection, filter: ListFilter, style: TableStyle, holder: string | null, out: WatchOutput = process.stdout): Promise<never> {
-  const res = await conn.get(`${API_PREFIX}/events`);
-  if (res.statusCode !== 200) {
-    await answerOf(res, conn.target);
-    throw new ClientError('invalid_response', `${conn.target.label} answered HTTP ${res.statusCode} to the event stream`);
-  }
   process.once('SIGINT', () => process.exit(0));
   const views = new Map<string, View>();
   let last: string | null = null;
@@ -37,18 +32,31 @@ export async function watchList(conn: Connection, filter: ListFilter, style: Tab
     // Home and clear, on a terminal only: piped output keeps every redraw.
     out.write(`${out.isTTY ? '\u001b[H\u001b[2J' : ''}${head}\n${text}\n${out.isTTY ? '' : '\n'}`);
   };
-  res.setEncoding('utf8');
-  let listed = false;
-  for await (const frame of parseFrames(res)) {
-    if (frame.event === 'hello' && !listed) {
-      listed = true;
-      const answer = await conn.post('campaigns', { action: 'list' });
-      for (const c of answer.campaigns as View[]) views.set(String(c.campaign_id), c);
-      draw();
-    } else if (frame.event === 'campaign' && listed && frame.data?.campaign?.campaign_id) {
-      views.set(String(frame.data.campaign.campaign_id), frame.data.campaign as View);
-      draw();
+  // A key-opened stream ends after its lifetime with `event: reconnect` (docs/api.md): connect
+  // again and list again after the new hello, since campaign frames are not replayed.
+  for (;;) {
+    const res = await conn.get(`${API_PREFIX}/events`);
+    if (res.statusCode !== 200) {
+      await answerOf(res, conn.target);
+      throw new ClientError('invalid_response', `${conn.target.label} answered HTTP ${res.statusCode} to the event stream`);
     }
+    res.setEncoding('utf8');
+    let listed = false;
+    let reconnect = false;
+    for await (const frame of parseFrames(res)) {
+      if (frame.event === 'hello' && !listed) {
+        listed = true;
+        const answer = await conn.post('campaigns', { action: 'list' });
+        views.clear();
+        for (const c of answer.campaigns as View[]) views.set(String(c.campaign_id), c);
+        draw();
+      } else if (frame.event === 'campaign' && listed && frame.data?.campaign?.campaign_id) {
+        views.set(String(frame.data.campaign.campaign_id), frame.data.campaign as View);
+        draw();
+      } else if (frame.event === 'reconnect') {
+        reconnect = true;
+      }
+    }
+    if (!reconnect) throw new ClientError('stream_closed', `${conn.target.label} closed the event stream`);
   }
-  throw new ClientError('stream_closed', `${conn.target.label} closed the event stream`);
 }
