@@ -37,7 +37,7 @@ export class CampaignViews {
   /** `allowed`: how an action's answer asks (see CampaignActions); by default, live when read. */
   summary(host: CampaignHost, facts: CampaignFacts = host.facts, snapshot: CampaignSnapshot = host.getSnapshot(), allowed?: () => string[]): CampaignSummary {
     if (host.corrupt) return corruptSummary(host.id);
-    return projectCampaign(facts, snapshot, { lastReadAt: host.lastReadAt, allowedActions: allowed ?? (() => this.live(host)) });
+    return projectCampaign(facts, snapshot, { ...memoryOf(host), allowedActions: allowed ?? (() => this.live(host)) });
   }
 
   /**
@@ -52,7 +52,7 @@ export class CampaignViews {
   /** The view start-up (or a rediscovery) builds for every campaign; `allowed_actions` is asked only when read. */
   private lazySummary(host: CampaignHost): CampaignSummary {
     if (host.corrupt) return corruptSummary(host.id);
-    return projectCampaign(host.facts, host.getSnapshot(), { lastReadAt: host.lastReadAt, allowedActions: () => this.live(host) });
+    return projectCampaign(host.facts, host.getSnapshot(), { ...memoryOf(host), allowedActions: () => this.live(host) });
   }
 
   /** Collects views and feeds while the system loads; one read-model update at the end. */
@@ -88,12 +88,18 @@ export class CampaignViews {
   }
 
   /** A successful status read: `last_read_at` moves in memory only (an unchanged tick writes nothing). */
-  read(host: CampaignHost, at: string): void {
+  read(host: CampaignHost, at: string, message: string | null = null): void {
     host.lastReadAt = at;
-    if (!this.loading) this.deps.readModel.trigger.campaignRead({ campaignId: host.id, at });
+    // The status text is memory only: a new one (e.g. the first read after a restart) re-projects the view.
+    const messageChanged = host.remoteMessage !== message;
+    host.remoteMessage = message;
+    if (this.loading) return;
+    if (messageChanged) this.refresh(host);
+    this.deps.readModel.trigger.campaignRead({ campaignId: host.id, at });
   }
 
   emitted(host: CampaignHost, event: CampaignEmitted): void {
+    if (event.type === 'READ_SETTLED' && event.result === 'failed' && event.code !== null) host.lastFailedRead = { code: event.code, at: event.at };
     // An operator's observe is not a heartbeat tick.
     if (event.type === 'READ_SETTLED' && host.observing === 0) this.deps.metrics.ticks.inc({ result: event.result });
   }
@@ -117,4 +123,9 @@ export class CampaignViews {
       );
     }
   }
+}
+
+/** What the host keeps in memory only (never persisted, so never written by a tick). */
+function memoryOf(host: CampaignHost) {
+  return { lastReadAt: host.lastReadAt, lastFailedRead: host.lastFailedRead, remoteMessage: host.remoteMessage };
 }

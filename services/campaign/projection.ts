@@ -9,6 +9,7 @@ import type { SnapshotFrom } from 'xstate';
 import type { CampaignMachine } from '../../machines/campaign.machine.js';
 import { describeStates } from '../../machines/campaign.projection.js';
 import type { CampaignDocument } from '../../persistence/campaign-document.js';
+import { campaignHealth, lastErrorView, statusMessageView } from '../api/campaign-health.js';
 import type { CampaignSummary, PublicEventView } from '../api/read-model.js';
 
 export type CampaignSnapshot = SnapshotFrom<CampaignMachine>;
@@ -40,6 +41,10 @@ export interface ViewExtras {
   lastReadAt: string | null;
   /** Computed each time the view is read (it asks `can()` of every operator action, live). */
   allowedActions: () => string[];
+  /** The last failed read this process saw (memory only): gives `last_error.at`. */
+  lastFailedRead?: { code: string; at: string } | null;
+  /** The remote's status text from the last successful read (memory only, sanitized by the normalizer). */
+  remoteMessage?: string | null;
 }
 
 export function projectCampaign(facts: CampaignFacts, snapshot: CampaignSnapshot, extras: ViewExtras): CampaignSummary {
@@ -62,6 +67,7 @@ export function projectCampaign(facts: CampaignFacts, snapshot: CampaignSnapshot
       attempt: ctx.remote?.attempt ?? null,
       observed_at: ctx.remote?.observedAt ?? null,
       last_read_at: extras.lastReadAt,
+      status_message: statusMessageView(ctx.remote?.state ?? null, extras.remoteMessage ?? null),
     },
     // Outside `controlling` no lease is shown: a local record is never authority.
     lease: {
@@ -75,6 +81,8 @@ export function projectCampaign(facts: CampaignFacts, snapshot: CampaignSnapshot
     max_attempts: ctx.maxAttempts,
     attempts_submitted: ctx.attemptsSubmitted,
     consecutive_read_failures: ctx.readFailures.consecutive,
+    health: campaignHealth({ authority: states.authority, remote: ctx.remote, readFailures: ctx.readFailures }),
+    last_error: lastErrorView(ctx.lastErrorCode, extras.lastFailedRead ?? null),
     allowed_actions: [] as string[],
   };
   return withLazyAllowedActions(summary, extras.allowedActions);
@@ -108,7 +116,7 @@ export function corruptSummary(campaignId: string): CampaignSummary {
     attention: 'idle',
     paused: false,
     corrupt: true,
-    remote: { task_id: null, context_id: null, state: null, stage: null, attempt: null, observed_at: null, last_read_at: null },
+    remote: { task_id: null, context_id: null, state: null, stage: null, attempt: null, observed_at: null, last_read_at: null, status_message: null },
     lease: { mode: 'observer', epoch: null, expires_at: null },
     pending_question: null,
     decisions: { mission: { project_id: null, binding: 'none' }, in_flight: null, event_key: null, last: null, reviewer_verdict: null },
@@ -116,6 +124,9 @@ export function corruptSummary(campaignId: string): CampaignSummary {
     max_attempts: 0,
     attempts_submitted: 0,
     consecutive_read_failures: 0,
+    // A document that cannot be trusted is a CRITICAL nobody has resolved.
+    health: 'critical',
+    last_error: { code: 'campaign_corrupt', sentence: 'The campaign document cannot be trusted; it is reported, never replaced.', at: null },
     allowed_actions: [],
   };
 }
