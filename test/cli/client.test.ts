@@ -45,7 +45,7 @@ describe('campaigns and act, human and --json', () => {
     const [task] = await w.sim.tasks(1, 'training');
     const created = ok(await w.cli(['campaigns', 'create', '--id', 'tbl-1', '--objective', 'Reach 76% top-1', '--task', task!, '--max-attempts', '4', '--wide']));
     expect(created.split('\n')[0]).toBe('created tbl-1');
-    expect(created.split('\n')[1]).toMatch(/^CAMPAIGN\s+STATE\s+ATTENTION\s+STAGE\s+LEASE\s+PENDING$/);
+    expect(created.split('\n')[1]).toMatch(/^CAMPAIGN\s+STATE\s+ATTENTION\s+HEALTH\s+STAGE\s+LEASE\s+PENDING$/);
     expect(created).toMatch(/^tbl-1\s+observing\s+idle\s+-\s+-\s+-$/m);
 
     expect(ok(await w.cli(['act', 'tbl-1', 'observe']))).toMatch(/^observe tbl-1: ok \(changed/);
