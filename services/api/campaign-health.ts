@@ -92,3 +92,8 @@ export function statusMessageView(remoteState: string | null, message: string | 
   const text = sanitizeRemoteText(message, [], STATUS_MESSAGE_CAP);
   return text === '' ? null : text;
 }
+
+/** Whether a new status text changes what the view shows (a working task's text never does). */
+export function shownMessageChanged(remoteState: string | null, before: string | null, after: string | null): boolean {
+  return before !== after && statusMessageView(remoteState, before) !== statusMessageView(remoteState, after);
+}

@@ -11,6 +11,7 @@ import type { WakeTarget } from '../../machines/vocabulary.js';
 import type { CampaignDocument, WakeRequest as RecordedWake } from '../../persistence/campaign-document.js';
 import type { CampaignHost } from '../campaign/campaign-host.js';
 import type { SaveResult } from '../campaign/campaign-save.js';
+import { shownMessageChanged } from './campaign-health.js';
 import { corruptSummary, eventViews, projectCampaign, type CampaignFacts, type CampaignSnapshot } from '../campaign/projection.js';
 import type { SupervisorMetrics } from './metrics.js';
 import type { CampaignSummary, PublicEventView, ReadModel } from './read-model.js';
@@ -90,11 +91,12 @@ export class CampaignViews {
   /** A successful status read: `last_read_at` moves in memory only (an unchanged tick writes nothing). */
   read(host: CampaignHost, at: string, message: string | null = null): void {
     host.lastReadAt = at;
-    // The status text is memory only: a new one (e.g. the first read after a restart) re-projects the view.
-    const messageChanged = host.remoteMessage !== message;
+    // The status text is memory only. Only a change the view shows re-projects it (e.g. the first
+    // read of a failed task after a restart): a working task's noisy text costs nothing per tick.
+    const before = host.remoteMessage;
     host.remoteMessage = message;
     if (this.loading) return;
-    if (messageChanged) this.refresh(host);
+    if (!host.corrupt && shownMessageChanged(host.getSnapshot().context.remote?.state ?? null, before, message)) this.refresh(host);
     this.deps.readModel.trigger.campaignRead({ campaignId: host.id, at });
   }
 

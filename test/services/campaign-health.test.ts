@@ -3,7 +3,7 @@
  * the health the views must show; then the last error and the remote's status text.
  */
 import { describe, expect, it } from 'vitest';
-import { campaignHealth, errorSentence, HEALTH_ORDER, lastErrorView, STATUS_MESSAGE_CAP, statusMessageView, type HealthInput } from '../../services/api/campaign-health.js';
+import { campaignHealth, errorSentence, shownMessageChanged, HEALTH_ORDER, lastErrorView, STATUS_MESSAGE_CAP, statusMessageView, type HealthInput } from '../../services/api/campaign-health.js';
 
 const remote = (state: string, missionComplete = false) => ({ state, missionComplete });
 const reads = (consecutive: number, criticalRaised = false) => ({ consecutive, criticalRaised });
@@ -75,5 +75,14 @@ describe('statusMessageView', () => {
     expect(shown.startsWith('OOM at step 4 <img src=x onerror=alert(1)>')).toBe(true);
     expect(shown.length).toBeLessThanOrEqual(STATUS_MESSAGE_CAP);
     expect(statusMessageView('failed', '\u200b\u0007 ')).toBeNull();
+  });
+});
+
+describe('shownMessageChanged', () => {
+  it('a working task\'s noisy text never re-projects the view; a failed task\'s new text does', () => {
+    expect(shownMessageChanged('working', 'step 1 loss 2.2', 'step 2 loss 2.1')).toBe(false);
+    expect(shownMessageChanged('failed', null, 'OOM')).toBe(true);
+    expect(shownMessageChanged('failed', 'OOM', 'OOM')).toBe(false);
+    expect(shownMessageChanged(null, null, 'anything')).toBe(false);
   });
 });
