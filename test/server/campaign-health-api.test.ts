@@ -9,7 +9,7 @@ import { createHttpServer, listen, API_PREFIX } from '../../server/http-server.j
 import { startSimulator } from '../../simulator/index.js';
 import { captureLogs } from '../fixtures/log-capture.js';
 import { NO_BACKOFF } from './session-fixture.js';
-import { attach, createScope, httpCall, observe, startTestSupervisor, storeWrites, tempStateRoot } from '../fixtures/supervisor-harness.js';
+import { attach, createScope, httpCall, observe, startTestSupervisor, storeWrites, summaryOf, tempStateRoot } from '../fixtures/supervisor-harness.js';
 
 const scope = createScope();
 afterEach(() => scope.dispose());
@@ -28,7 +28,7 @@ async function world() {
     expect(a.status, a.text).toBe(200);
     return (a.json as { campaign: Record<string, any> }).campaign;
   };
-  return { sim, supervisor: started.supervisor, view };
+  return { sim, stateRoot, supervisor: started.supervisor, view };
 }
 
 describe('health in the campaign view', () => {
@@ -45,6 +45,21 @@ describe('health in the campaign view', () => {
     expect(c.remote.status_message).toMatch(/^Training failed at step \d+: CUDA error: out of memory/);
     expect(c.remote.status_message.length).toBeLessThanOrEqual(300);
     expect(c.consecutive_read_failures).toBe(0);
+  });
+
+  it('after a restart: failed at once (persisted), the remote’s message again from the first read, written nowhere', async () => {
+    const { sim, stateRoot, supervisor, view } = await world();
+    const [taskId] = sim.createTasks(1, 'failed');
+    await attach(supervisor, 'oom', taskId!);
+    for (let i = 0; i < 4 && (await view('oom')).remote.state !== 'failed'; i++) await observe(supervisor, 'oom');
+    expect((await view('oom')).health).toBe('failed');
+    await supervisor.stop();
+    const again = (await startTestSupervisor(scope, { stateRoot, url: sim.url, token: TOKEN, apiKey: KEY })).supervisor;
+    expect(summaryOf(again, 'oom')).toMatchObject({ health: 'failed', remote: { state: 'failed', status_message: null } });
+    const before = await storeWrites(again);
+    await observe(again, 'oom');
+    expect(summaryOf(again, 'oom').remote.status_message).toMatch(/CUDA error: out of memory/);
+    expect(await storeWrites(again)).toBe(before);
   });
 
   it('read failures: degraded below the threshold, critical at it, ok again after one good read', async () => {
