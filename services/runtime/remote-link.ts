@@ -31,6 +31,7 @@ export class RemoteLink {
               ...(config.a2aToken ? { token: config.a2aToken } : {}),
               // Our own API key is a secret too: a remote that somehow echoes it never gets it shown.
               ...(config.apiKey ? { redact: [config.apiKey] } : {}),
+              timeouts: { overallMs: config.remoteDeadlineSeconds * 1000 },
               logger,
               onRequest: (method, outcome, seconds) => metrics.remoteRequestSeconds.observe({ method, outcome }, seconds),
             })
