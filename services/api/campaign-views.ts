@@ -27,6 +27,8 @@ export interface CampaignViewsDeps {
   logger: Logger;
   wakeHandlers?: Partial<Record<WakeTarget, WakeHandler>> | undefined;
   allowedActions(host: CampaignHost, snapshot: CampaignSnapshot): string[];
+  /** The supervisor's clock: a view read past its lease's expiry never shows `controlling`. */
+  now?: () => Date;
 }
 
 export class CampaignViews {
@@ -37,7 +39,7 @@ export class CampaignViews {
   summary(host: CampaignHost, facts: CampaignFacts = host.facts, snapshot: CampaignSnapshot = host.getSnapshot()): CampaignSummary {
     if (host.corrupt) return corruptSummary(host.id);
     const allowed = this.deps.allowedActions(host, snapshot);
-    return projectCampaign(facts, snapshot, { lastReadAt: host.lastReadAt, allowedActions: () => allowed });
+    return projectCampaign(facts, snapshot, { lastReadAt: host.lastReadAt, allowedActions: () => allowed, ...this.readAt(host, snapshot) });
   }
 
   /**
@@ -49,7 +51,12 @@ export class CampaignViews {
   private lazySummary(host: CampaignHost): CampaignSummary {
     if (host.corrupt) return corruptSummary(host.id);
     const snapshot = host.getSnapshot();
-    return projectCampaign(host.facts, snapshot, { lastReadAt: host.lastReadAt, allowedActions: () => this.deps.allowedActions(host, snapshot) });
+    return projectCampaign(host.facts, snapshot, { lastReadAt: host.lastReadAt, allowedActions: () => this.deps.allowedActions(host, snapshot), ...this.readAt(host, snapshot) });
+  }
+
+  private readAt(host: CampaignHost, snapshot: CampaignSnapshot) {
+    const now = this.deps.now;
+    return now ? { readAt: { now, allowedActions: () => this.deps.allowedActions(host, snapshot) } } : {};
   }
 
   /** Collects views and feeds while the system loads; one read-model update at the end. */

@@ -6,6 +6,7 @@
  * recovering or failed read asks for the published dedupe keys and runs the reducer.
  * @module
  */
+import pLimit from 'p-limit';
 import { fromCallback } from 'xstate';
 import { INTERRUPTED_STATES } from '../../adapters/a2a/index.js';
 import type { ReadRequest, ReadStatusInput, ReadStatusOutput } from '../../machines/campaign.types.js';
@@ -91,11 +92,15 @@ export function createReadEffects(deps: EffectDeps) {
     };
   };
 
+  // The read slots: one queue for every campaign's reads, so a sweep's TICKs go out at once and
+  // its reads still reach the remote at a bounded concurrency.
+  const slot = pLimit(deps.readConcurrency ?? 64);
+
   // A reader stopped mid-read (pause, close, stop) drops its answer: `sendBack` after stop is
   // a no-op in XState, like the output of a stopped promise actor.
   const statusReader = fromCallback<ReadRequest>(({ receive, sendBack }) => {
     receive(({ input }) => {
-      readOnce(input).then(
+      slot(readOnce, input).then(
         (output) => sendBack({ type: 'READ_DONE', output }),
         () => sendBack({ type: 'READ_CRASHED' }),
       );
