@@ -65,6 +65,8 @@ export function createLeaseEffects(deps: EffectDeps) {
 
   const renewLease = fromPromise<RenewLeaseOutput, RenewLeaseInput>(async ({ input }) => {
     if (!remote) return { lease: null, code: REMOTE_NOT_CONFIGURED };
+    const left = Date.parse(input.renewBy) - deps.now().getTime();
+    if (!(left > 0)) return { lease: null, code: 'lease_renewal_deadline' };
     const renewal = remote.control.leaseRenew({
       contextId: input.contextId,
       controllerId,
@@ -74,7 +76,7 @@ export function createLeaseEffects(deps: EffectDeps) {
     });
     // The renewal deadline: an answer still missing then is a failed renewal, so the chart gives
     // the lease up before it expires instead of waiting on a remote that may answer too late.
-    const renewed = await withinDeadline(renewal, Date.parse(input.renewBy) - deps.now().getTime());
+    const renewed = await withinDeadline(renewal, left);
     if (renewed === null) return { lease: null, code: 'lease_renewal_deadline' };
     if (!renewed.ok) return { lease: null, code: renewed.error.code };
     return { lease: toReadback(renewed.value.lease, deps.now()), code: null };
@@ -93,7 +95,6 @@ export function createLeaseEffects(deps: EffectDeps) {
 
 /** `work`'s answer, or null when `ms` pass first (the work itself is bounded by the remote deadline). */
 function withinDeadline<T>(work: Promise<T>, ms: number): Promise<T | null> {
-  if (ms <= 0) return Promise.resolve(null);
   return new Promise<T | null>((resolve, reject) => {
     const timer = setTimeout(() => resolve(null), ms);
     timer.unref?.();

@@ -92,6 +92,26 @@ describe('renewLease and readLease', () => {
   });
 });
 
+describe('renewLease at its renewal deadline', () => {
+  it('an answer not in by `renewBy` is a failed renewal (lease_renewal_deadline), whatever the remote does later', async () => {
+    const { binding, epoch } = await leased();
+    w.sim.injectFaults({ kind: 'slow', count: 1, methods: [CONTROL_METHODS.leaseRenew], delayMs: 3_000 });
+    const renewBy = new Date(Date.now() + 300).toISOString();
+    const started = Date.now();
+    const late = await run(w.effects.renewLease, { campaignId: 'c', controllerId: CONTROLLER, epoch, contextId: binding.contextId!, ttlSeconds: 900, renewBy });
+    expect(late).toEqual({ lease: null, code: 'lease_renewal_deadline' });
+    expect(Date.now() - started).toBeLessThan(2_500);
+    // Past the deadline already: nothing is sent, nothing is waited for.
+    const renewsBefore = w.requests(CONTROL_METHODS.leaseRenew);
+    const past = new Date(Date.now() - 1).toISOString();
+    expect(await run(w.effects.renewLease, { campaignId: 'c', controllerId: CONTROLLER, epoch, contextId: binding.contextId!, ttlSeconds: 900, renewBy: past })).toEqual({
+      lease: null,
+      code: 'lease_renewal_deadline',
+    });
+    expect(w.requests(CONTROL_METHODS.leaseRenew)).toBe(renewsBefore);
+  });
+});
+
 describe('journalIntent', () => {
   it('writes the intent with the payload digest, then answers with the clock after the write', async () => {
     let clock = Date.parse('2030-01-01T00:00:00.000Z');
