@@ -5,7 +5,7 @@
  *
  * No campaign waits for another's: a sweep hands every TICK out at once (a synchronous loop,
  * no promise per campaign), renewals start right away on their own connections, and status
- * reads are paced by the read slots of the effects (services/campaign/read-slots.ts). Beats
+ * reads are paced by the read slots of the status reader (services/campaign/effects-read.ts). Beats
  * come on a fixed rate whatever the last sweep is doing: a read still in flight at the next
  * beat holds only its own campaign, whose chart skips that beat's read (it is still reading)
  * and still renews. A sweep reports when what it started has settled, or at the end of its
