@@ -72,6 +72,24 @@ module.exports = {
       },
     },
     {
+      name: 'library-is-a-thin-facade',
+      comment:
+        'The embeddable library (services/library) reaches the supervisor only through its public methods: no actor, store, statechart or remote client of its own, so a host cannot forge a fact.',
+      severity: 'error',
+      from: { path: '^services/library/' },
+      to: {
+        path: ['^(machines|persistence)/', '^adapters/(?!logger\\.ts$)', '^services/(campaign|chart|reducer|decisions)/'],
+        dependencyTypesNot: ['type-only'],
+      },
+    },
+    {
+      name: 'nothing-inside-uses-the-library',
+      comment: 'The library facade is the top of services/: the server, the CLI and the services use the internal supervisor.',
+      severity: 'error',
+      from: { path: ['^(services|server|bin)/'], pathNot: '^services/library/' },
+      to: { path: '^services/library/' },
+    },
+    {
       name: 'no-circular',
       severity: 'error',
       from: {},

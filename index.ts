@@ -1,19 +1,37 @@
 /**
- * argus-supervisor as a library: what a plugin host embeds.
+ * argus-supervisor as a library: what a plugin host embeds (docs/library.md). The facade is
+ * all a host gets: typed commands through the same path as the HTTP API, copies of views and
+ * events, no actor, no store, no raw event send. test/library/exports.test.ts holds this list
+ * to the one docs/library.md documents, so a new export is a reviewed decision.
  * @module
  */
-export * from './adapters/a2a/control-contract.js';
-export type { TaskSnapshot, NormalizedState } from './adapters/a2a/snapshot.js';
-export type { RemoteError, RemoteErrorCode, SendOutcome } from './adapters/a2a/errors.js';
+export { createSupervisor } from './services/library/supervisor-library.js';
+export type {
+  Answer,
+  AppliedOutcome,
+  CampaignAction,
+  CampaignCommand,
+  CampaignDetail,
+  CampaignHandle,
+  CampaignView,
+  CommandAnswer,
+  HealthView,
+  LibraryOptions as SupervisorOptions,
+  LibrarySupervisor as Supervisor,
+  NewCampaign,
+  ObserveOutcome,
+  OutcomeByAction,
+  PublicEvent,
+  ReadError,
+  Refusal,
+  RequestOptions,
+  Unsubscribe,
+} from './services/library/library-types.js';
+export type { ApiErrorCode } from './services/api/api-errors.js';
+export { loadConfig, ConfigError, type ConfigProblem, type ConfigProblemCode, type SupervisorConfig } from './services/runtime/config.js';
+export type { StartupFailure } from './services/runtime/startup-failure.js';
 
-// ---- the actor system a plugin host embeds --------------------------------------------------
-export { createSupervisor } from './services/runtime/supervisor.js';
-export type { Supervisor, SupervisorOptions } from './services/runtime/supervisor-types.js';
-export type { WakeHandler } from './services/api/campaign-views.js';
-export { loadConfig, type SupervisorConfig } from './services/runtime/config.js';
-export type { CampaignSystem, CampaignHandle, CorruptCampaign } from './services/runtime/campaign-system.js';
-export type { SendOutcome as CampaignSendOutcome, KeepInSave } from './services/campaign/campaign-host.js';
-export type { CampaignSnapshot } from './services/campaign/projection.js';
-export type { CampaignSummary, PublicEventView } from './services/api/read-model.js';
-export type { ApiResult, HealthView, RequestOptions, StatusView, SupervisorApi } from './services/api/supervisor-api.js';
-export type { CampaignContext, CampaignEmitted, CampaignEvent, OperatorEvent } from './machines/campaign.types.js';
+// ---- the published control-extension contract (types only: its constants stay the supervisor's) ----
+export type * from './adapters/a2a/control-contract.js';
+export type { TaskSnapshot, NormalizedState } from './adapters/a2a/snapshot.js';
+export type { RemoteError, RemoteErrorCode } from './adapters/a2a/errors.js';

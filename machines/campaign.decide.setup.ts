@@ -126,9 +126,9 @@ export const decisionSteps = {
   settleVerdict: step((c, _e, p: Check & { outcome: 'rejected' | 'consumed' | 'approved' }) => {
     const v = decide.verdict(c, p.output);
     const extra = v.status === 'rejected' ? { code: v.code } : v.status === 'approved' ? { decisionId: v.decisionId, kind: v.kind } : {};
-    // The Reviewer approved a mission that proposed nothing: a settled turn with nothing to do.
-    const outcome = v.status === 'rejected' && v.code === 'no_proposal' ? 'approved' : p.outcome;
-    return decide.settle(c, outcome, p.output.at, p.outcome === 'consumed' ? { ...extra, code: 'decision_consumed' } : extra);
+    // A completed mission that proposed nothing settles as the verdict says, rejected
+    // `no_proposal` (docs/argus-bridge.md rule 5): nothing was approved, so nothing reads as approved.
+    return decide.settle(c, p.outcome, p.output.at, p.outcome === 'consumed' ? { ...extra, code: 'decision_consumed' } : extra);
   }),
   /** The approved proposal goes to the authority region as a MUTATE with a review approval. */
   relayDecision: step((c, _e, p: Check) => {

@@ -5,10 +5,15 @@
  * blocks others for at most that long). The waiter retries with jittered exponential backoff
  * for well over twice the stale time, so a dead holder's lock is always outlived.
  *
+ * Only a held lock (ELOCKED) is waited for: a file system that refuses the lock directory
+ * itself (read-only, no permission, full) answers the same on every attempt, so it fails at
+ * once instead of after ~40 s of retries (issue 19, defect 12).
+ *
  * Paths are resolved by the store from the realpath of its root, so the document need not
  * exist yet (create) and `realpath: false` is safe.
  * @module
  */
+import * as nodeFs from 'node:fs';
 import lockfile from 'proper-lockfile';
 import { describeError, errnoOf, failure, type StoreFailure } from './store-errors.js';
 
@@ -34,39 +39,74 @@ export interface HeldLock {
 
 export type LockFailure = StoreFailure<'lock_timeout' | 'io_failed'>;
 
+/** Errors the storage gives the same way on every attempt: refused at once, never retried. */
+export const LOCK_FAIL_FAST_ERRNOS: ReadonlySet<string> = new Set(['EROFS', 'EPERM', 'EACCES', 'ENOSPC', 'EDQUOT']);
+
+/** The lock directory's `mkdir`, injectable so tests can fail it and count attempts (the store's `fs.mkdir`). */
+export type LockMkdir = (dir: string) => Promise<void>;
+
+/** The wait before retry `attempt` (0-based), as the `retry` package computes it for proper-lockfile. */
+export function lockRetryDelayMs(retries: LockSettings['retries'], attempt: number): number {
+  const random = retries.randomize ? Math.random() + 1 : 1;
+  return Math.min(Math.round(random * Math.max(retries.minTimeout, 1) * retries.factor ** attempt), retries.maxTimeout);
+}
+
+/** proper-lockfile's file system with `mkdir` (the one call that takes the lock) replaced. */
+function lockFsWith(mkdir: LockMkdir): typeof nodeFs {
+  return {
+    ...nodeFs,
+    mkdir: ((dir: string, callback: (error: NodeJS.ErrnoException | null) => void) => {
+      mkdir(dir).then(() => callback(null), (error: NodeJS.ErrnoException) => callback(error));
+    }) as typeof nodeFs.mkdir,
+  };
+}
+
 export async function acquireCampaignLock(
   documentPath: string,
   lockPath: string,
   settings: LockSettings,
   onCompromised: (reason: string) => void,
+  mkdir?: LockMkdir,
 ): Promise<HeldLock | LockFailure> {
   let compromised = false;
-  let release: () => Promise<void>;
-  try {
-    release = await lockfile.lock(documentPath, {
-      lockfilePath: lockPath,
-      realpath: false,
-      stale: Math.max(settings.staleMs, MIN_LOCK_STALE_MS),
-      retries: settings.retries,
-      // The default throws from a timer and kills the process; record it and refuse the commit.
-      onCompromised: (error) => {
-        compromised = true;
-        onCompromised(describeError(error));
-      },
-    });
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return code === 'ELOCKED'
-      ? failure('lock_timeout', `lock ${lockPath} still held after retries`)
-      : { ...failure('io_failed', `cannot lock ${lockPath}: ${describeError(error)}`), ...(errnoOf(error) ? { errno: errnoOf(error)! } : {}) };
+  let release: (() => Promise<void>) | null = null;
+  const options: lockfile.LockOptions = {
+    lockfilePath: lockPath,
+    realpath: false,
+    stale: Math.max(settings.staleMs, MIN_LOCK_STALE_MS),
+    // One attempt per call: the loop below decides what is worth another.
+    retries: 0,
+    ...(mkdir ? { fs: lockFsWith(mkdir) } : {}),
+    // The default throws from a timer and kills the process; record it and refuse the commit.
+    onCompromised: (error) => {
+      compromised = true;
+      onCompromised(describeError(error));
+    },
+  };
+  for (let attempt = 0; release === null; attempt++) {
+    try {
+      release = await lockfile.lock(documentPath, options);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      const errno = errnoOf(error);
+      const retry = attempt < settings.retries.retries && !(errno && LOCK_FAIL_FAST_ERRNOS.has(errno));
+      if (retry) {
+        await new Promise((resolve) => setTimeout(resolve, lockRetryDelayMs(settings.retries, attempt)));
+        continue;
+      }
+      return code === 'ELOCKED'
+        ? failure('lock_timeout', `lock ${lockPath} still held after retries`)
+        : { ...failure('io_failed', `cannot lock ${lockPath}: ${describeError(error)}`), ...(errno ? { errno } : {}) };
+    }
   }
+  const held = release;
   return {
     get compromised() {
       return compromised;
     },
     async release() {
       // A compromised lock is no longer ours to remove.
-      await release().catch(() => undefined);
+      await held().catch(() => undefined);
     },
   };
 }

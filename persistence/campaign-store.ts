@@ -23,7 +23,8 @@ import { checkDocumentTransition } from './document-transition.js';
 import { DurableJsonFile, isTempFileName, syncDirectory, type DurableFs } from './durable-json-adapter.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import type { HostingScope, WriteFence } from './ownership.js';
-import { isFailClosed, readDocument, readDocumentSync, type DocumentRead, type FailClosedCode } from './read-document.js';
+import { documentDb, type DocumentDb } from './document-db.js';
+import { isFailClosed, readDocumentSync, readInto, type DocumentRead, type FailClosedCode } from './read-document.js';
 import { PersistenceError, describeError, errnoOf, failure, ioFailure, isPersistenceError, type StoreErrorCode, type StoreFailure } from './store-errors.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, ensurePrivateLayout, storeLayout, type StoreLayout } from './store-layout.js';
 
@@ -182,19 +183,19 @@ class FileCampaignStore implements CampaignStore {
     if (!isValidCampaignId(id)) return failure('invalid_campaign_id', 'campaign id must match [A-Za-z0-9._-]{1,128} without a leading dot');
     const parsed = campaignDocumentSchema.safeParse(doc);
     if (!parsed.success) return failure('document_invalid', summarizeIssues(parsed.error));
-    return this.underLock(id, async (file) => {
+    return this.underLock(id, async (db) => {
       // Any file at the path, even a corrupt one, means the id is taken: never replace it.
       const exists = await fsp.lstat(this.layout.documentPath(id)).then(() => true, (e: NodeJS.ErrnoException) => (e.code === 'ENOENT' ? false : Promise.reject(e)));
       if (exists) return failure('campaign_exists', `campaign ${id} already exists`);
-      return this.commit(file, 'create', null, parsed.data);
+      return this.commit(db, 'create', null, parsed.data);
     });
   }
 
   async transact(id: string, fn: Transaction): Promise<WriteResult> {
     if (!isValidCampaignId(id)) return failure('invalid_campaign_id', 'campaign id must match [A-Za-z0-9._-]{1,128} without a leading dot');
-    return this.underLock(id, async (file) => {
+    return this.underLock(id, async (db) => {
       // Re-read under the lock: whatever the caller saw before may be stale.
-      const read = await this.readAndReport(id, file);
+      const read = await this.readAndReport(id, db);
       if (!read.ok) return read;
       const prev = read.doc;
       let proposed: CampaignDocument | null;
@@ -209,7 +210,7 @@ class FileCampaignStore implements CampaignStore {
       if (!parsed.success) return failure('document_invalid', summarizeIssues(parsed.error));
       const transition = checkDocumentTransition(prev, parsed.data);
       if (!transition.ok) return transition;
-      return this.commit(file, 'transact', prev, parsed.data);
+      return this.commit(db, 'transact', prev, parsed.data);
     });
   }
 
@@ -224,15 +225,20 @@ class FileCampaignStore implements CampaignStore {
     }
   }
 
-  private underLock(id: string, work: (file: DurableJsonFile<unknown>) => Promise<WriteResult>): Promise<WriteResult> {
+  private underLock(id: string, work: (db: DocumentDb) => Promise<WriteResult>): Promise<WriteResult> {
     return this.mutex.run(id, async () => {
       const fence = this.options.fence;
       const carried = fence ? fence.fenceFor(id) : null;
       // Refused before the lock and before any byte is written: this process does not host it.
       if (fence && carried === null) return failure('fence_stale', `write to ${id} refused: this process does not hold the right to host it`);
       const documentPath = this.layout.documentPath(id);
-      const lock = await acquireCampaignLock(documentPath, this.layout.lockPath(id), this.lockSettings, (reason) =>
-        this.options.logger?.error({ campaignId: id, reason }, 'campaign lock compromised'),
+      const storeFs = this.options.fs;
+      const lock = await acquireCampaignLock(
+        documentPath,
+        this.layout.lockPath(id),
+        this.lockSettings,
+        (reason) => this.options.logger?.error({ campaignId: id, reason }, 'campaign lock compromised'),
+        storeFs?.mkdir ? (dir) => storeFs.mkdir!(dir) : undefined,
       );
       if (isLockFailure(lock)) return lock;
       const file = new DurableJsonFile<unknown>(documentPath, {
@@ -245,7 +251,7 @@ class FileCampaignStore implements CampaignStore {
         },
       });
       try {
-        return await work(file);
+        return await work(documentDb(file, id, this.options.machineVersionKnown));
       } catch (error) {
         if (isPersistenceError(error)) {
           const errno = error.code === 'io_failed' ? errnoOf(error) : undefined;
@@ -258,8 +264,10 @@ class FileCampaignStore implements CampaignStore {
     });
   }
 
-  private async commit(file: DurableJsonFile<unknown>, kind: StoreWrite['kind'], prev: CampaignDocument | null, next: CampaignDocument): Promise<WriteResult> {
-    await file.write(next);
+  /** lowdb's write: the validated next document becomes the `Low`'s data, written durably. */
+  private async commit(db: DocumentDb, kind: StoreWrite['kind'], prev: CampaignDocument | null, next: CampaignDocument): Promise<WriteResult> {
+    db.data = next;
+    await db.write();
     this.writeCount++;
     const fromSeq = prev?.outbox.nextSeq ?? 1;
     const appendedEvents = next.outbox.events.filter((event) => event.seq >= fromSeq);
@@ -279,9 +287,9 @@ class FileCampaignStore implements CampaignStore {
 
   private async readAndReport(
     id: string,
-    file = new DurableJsonFile<unknown>(this.layout.documentPath(id), this.options.fs ? { fs: this.options.fs } : {}),
+    db = documentDb(new DurableJsonFile<unknown>(this.layout.documentPath(id), this.options.fs ? { fs: this.options.fs } : {}), id, this.options.machineVersionKnown),
   ): Promise<DocumentRead> {
-    const read = await readDocument(file, id, this.options.machineVersionKnown);
+    const read = await readInto(db, id);
     await this.afterRead(id, read);
     return read;
   }

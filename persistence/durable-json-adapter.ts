@@ -33,6 +33,8 @@ export interface DurableFs {
    * round trips each) cost about 7x the CPU of plain synchronous reads of a warm file cache.
    */
   readFileSync?(file: string, encoding: 'utf8'): string;
+  /** Optional: the campaign lock's `mkdir` of its lock directory (node's when absent); tests fail it and count attempts. */
+  mkdir?(dir: string): Promise<void>;
 }
 
 export interface DurableJsonFileOptions {
@@ -79,6 +81,11 @@ export class DurableJsonFile<T> implements Adapter<T> {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw new PersistenceError('io_failed', `cannot read ${path.basename(this.file)}: ${describeError(error)}`, { cause: error });
     }
+  }
+
+  /** Whether `readTextSync` can read (the file system has a synchronous read). */
+  get canReadSync(): boolean {
+    return this.fs.readFileSync !== undefined;
   }
 
   /** Like `readText`, synchronously; undefined when this file system has no synchronous read. */

@@ -21,6 +21,10 @@
  * - Write-time check (`verify`): one read of owner.json per document write. A takeover of a
  *   live owner only happens on another host after OWNER_STALE_MS without touches (or by hand),
  *   so the few milliseconds between the check and the rename are far inside that margin.
+ *   The supervisor also asks `verify` before every remote call, so it is cheap when nothing
+ *   changed: a `stat` whose inode, size, mtime and ctime equal those seen just before the last
+ *   read that proved the record ours needs no read (any write or rename changes ctime or the
+ *   inode; a takeover renames). `renew` always reads.
  * @module
  */
 import { randomBytes } from 'node:crypto';
@@ -119,6 +123,8 @@ function holdRight(root: string, file: DurableJsonFile<OwnerRecord>, record: Own
   let released = false;
   const listeners = new Set<(reason: string) => void>();
   if (options.onLost) listeners.add(options.onLost);
+  /** The record's stat signature taken just before the last read that found it ours. */
+  let confirmed: string | null = null;
   const ours = (r: OwnerRecord | null) => r !== null && r.claimId === record.claimId && r.fencing === record.fencing && r.releasedAt === null;
   const markLost = (reason: string) => {
     if (lostReason !== null || released) return;
@@ -127,11 +133,17 @@ function holdRight(root: string, file: DurableJsonFile<OwnerRecord>, record: Own
     heldHere.delete(root);
     for (const listener of listeners) listener(reason);
   };
-  /** Re-reads the record; a missing, unreadable or foreign one means the right is gone. */
-  const stillOurs = async (): Promise<boolean> => {
+  /** Re-reads the record (`unchangedIsOurs`: not when it is unchanged); a missing, unreadable or foreign one means the right is gone. */
+  const stillOurs = async (unchangedIsOurs = false): Promise<boolean> => {
     if (lostReason !== null || released) return false;
+    const before = await fsp.stat(file.file).then(statSignature, () => null);
+    if (unchangedIsOurs && before !== null && before === confirmed) return true;
     const current = await readRecord(file).catch(() => null);
-    if (ours(current)) return true;
+    if (ours(current)) {
+      confirmed = before;
+      return true;
+    }
+    confirmed = null;
     const by = current ? `pid ${current.pid} on ${current.host}, fence ${current.fencing}` : 'nobody readable';
     markLost(`${root}/owner.json no longer names this process (fence ${record.fencing}; now ${by})`);
     return false;
@@ -156,7 +168,7 @@ function holdRight(root: string, file: DurableJsonFile<OwnerRecord>, record: Own
     fenceFor: () => (released || lostReason !== null ? null : record.fencing),
     async verify(campaignId, fence) {
       if (fence !== record.fencing) return stale(campaignId, `it carries fence ${fence}, this right is fence ${record.fencing}`);
-      if (!(await stillOurs())) return stale(campaignId, lostReason ?? 'the right was released');
+      if (!(await stillOurs(true))) return stale(campaignId, lostReason ?? 'the right was released');
       return { ok: true };
     },
     renew,
@@ -179,6 +191,8 @@ function holdRight(root: string, file: DurableJsonFile<OwnerRecord>, record: Own
     },
   };
 }
+
+const statSignature = (s: { ino: number; size: number; mtimeMs: number; ctimeMs: number }): string => `${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}`;
 
 const stale = (campaignId: string, why: string): FenceVerdict => ({ ok: false, code: 'fence_stale', reason: `write to ${campaignId} refused: ${why}` });
 

@@ -1,11 +1,12 @@
 /**
- * Reading one document from disk and classifying the result. No locks, no reports: reads
- * need no lock because every write is an atomic rename, so a reader sees old or new bytes.
+ * Reading one document from disk, through lowdb (`document-db.ts`), and classifying the result.
+ * No locks, no reports: reads need no lock because every write is an atomic rename, so a
+ * reader sees old or new bytes.
  * @module
  */
-import path from 'node:path';
-import { parseCampaignDocument, type CampaignDocument } from './campaign-document.js';
-import { parseJsonDocument, type DurableJsonFile } from './durable-json-adapter.js';
+import { documentDb, documentSyncDb, type DocumentDb, type DocumentSyncDb, type MachineVersionCheck } from './document-db.js';
+import type { CampaignDocument } from './campaign-document.js';
+import type { DurableJsonFile } from './durable-json-adapter.js';
 import { failure, ioFailure, isPersistenceError, type StoreFailure } from './store-errors.js';
 
 export type FailClosedCode = 'document_corrupt' | 'document_version_unknown' | 'machine_version_unknown';
@@ -16,47 +17,48 @@ export type DocumentRead =
   | StoreFailure<FailClosedCode>
   | StoreFailure<'campaign_not_found' | 'io_failed'>;
 
+const FAIL_CLOSED = new Set<string>(['document_corrupt', 'document_version_unknown', 'machine_version_unknown']);
+
 /**
  * @param machineVersionKnown the statechart's own check (the store does not know the chart): a
  *   snapshot of another version would restore into the wrong rules, so it fails closed here,
  *   at every read, exactly like a corrupt document (reported, never rewritten).
  */
-export async function readDocument(file: DurableJsonFile<unknown>, id: string, machineVersionKnown?: (version: string) => boolean): Promise<DocumentRead> {
-  let text: string | null;
+export function readDocument(file: DurableJsonFile<unknown>, id: string, machineVersionKnown?: MachineVersionCheck): Promise<DocumentRead> {
+  return readInto(documentDb(file, id, machineVersionKnown), id);
+}
+
+/** `Low.read()` into `db`, as a value: `db.data` holds the document when it is `ok`. */
+export async function readInto(db: DocumentDb, id: string): Promise<DocumentRead> {
   try {
-    text = await file.readText();
+    await db.read();
   } catch (error) {
-    return ioFailure(error);
+    return readFailure(error);
   }
-  return classifyDocument(text, file, id, machineVersionKnown);
+  return readResult(db, id);
 }
 
 /** `readDocument` without the thread pool (the boot's bulk load); undefined when the fs cannot. */
-export function readDocumentSync(file: DurableJsonFile<unknown>, id: string, machineVersionKnown?: (version: string) => boolean): DocumentRead | undefined {
-  let text: string | null | undefined;
+export function readDocumentSync(file: DurableJsonFile<unknown>, id: string, machineVersionKnown?: MachineVersionCheck): DocumentRead | undefined {
+  const db = documentSyncDb(file, id, machineVersionKnown);
+  if (!db) return undefined;
   try {
-    text = file.readTextSync();
+    db.read();
   } catch (error) {
-    return ioFailure(error);
+    return readFailure(error);
   }
-  return text === undefined ? undefined : classifyDocument(text, file, id, machineVersionKnown);
+  return readResult(db, id);
 }
 
-function classifyDocument(text: string | null, file: DurableJsonFile<unknown>, id: string, machineVersionKnown?: (version: string) => boolean): DocumentRead {
-  if (text === null) return failure('campaign_not_found', `no campaign ${id}`);
-  let raw: unknown;
-  try {
-    raw = parseJsonDocument(text, path.basename(file.file));
-  } catch (error) {
-    if (isPersistenceError(error) && error.code === 'document_corrupt') return failure('document_corrupt', error.message);
-    return ioFailure(error);
-  }
-  const parsed = parseCampaignDocument(raw, id);
-  const version = parsed.ok ? parsed.doc.machine?.version : undefined;
-  if (version !== undefined && machineVersionKnown && !machineVersionKnown(version)) {
-    return failure('machine_version_unknown', `machine version ${JSON.stringify(version).slice(0, 60)} is not known to this build`);
-  }
-  return parsed;
+function readResult(db: DocumentDb | DocumentSyncDb, id: string): DocumentRead {
+  if (db.data === null) return failure('campaign_not_found', `no campaign ${id}`);
+  const migratedFrom = db.adapter.note.migratedFrom;
+  return migratedFrom ? { ok: true, doc: db.data, migratedFrom } : { ok: true, doc: db.data };
+}
+
+function readFailure(error: unknown): DocumentRead {
+  if (isPersistenceError(error) && FAIL_CLOSED.has(error.code)) return failure(error.code as FailClosedCode, error.message);
+  return ioFailure(error);
 }
 
 export const isFailClosed = (read: DocumentRead): read is StoreFailure<FailClosedCode> =>

@@ -4,17 +4,20 @@
  * `/metrics`. Fastify because it is pino-native (docs/decisions.md).
  * @module
  */
+import type { IncomingMessage } from 'node:http';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
 import { API_ERROR_STATUS, type ApiError } from '../services/api/api-errors.js';
 import { buildInfo } from '../services/runtime/build-info.js';
 import type { ApiResult, RequestOptions, SupervisorApi } from '../services/api/supervisor-api.js';
 import { isValidIdempotencyKey } from '../services/authority/request-gate.js';
+import { HOST_NOT_ALLOWED, createHostCheck } from './allowed-hosts.js';
 import { createKeyCheck } from './auth.js';
+import { AuthThrottle, guardKeyCheck, type AuthThrottleOptions } from './auth-throttle.js';
 import { registerPageRoutes } from './page/page-routes.js';
 import { bindToSession, createRequestAuth } from './page/session-auth.js';
 import { SessionStore, type SessionOptions } from './page/sessions.js';
-import { registerEventStream, type EventStreamOptions } from './event-stream.js';
+import { registerEventStream, type EventStreamOptions, type StreamOwner } from './event-stream.js';
 
 export const API_PREFIX = '/api/plugins/argus_supervisor';
 
@@ -30,6 +33,10 @@ export interface HttpServerOptions {
   chartSvg?: () => Promise<string>;
   /** The live event stream's keepalive, limits and coalescing (server/event-stream.ts). */
   eventStream?: EventStreamOptions;
+  /** Back-off of wrong keys per client and globally (server/auth-throttle.ts; its defaults are documented). */
+  authThrottle?: AuthThrottleOptions;
+  /** `ARGUS_SUPERVISOR_ALLOWED_HOSTS`: Host names a non-loopback listener answers (server/allowed-hosts.ts). */
+  allowedHosts?: readonly string[];
 }
 
 // Loaded on the first chart request: the layout engine (elkjs) is not carried by a supervisor
@@ -44,7 +51,9 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
     logController: new LogController({ disableRequestLogging: true }),
   });
   const { supervisor } = opts;
-  const isAuthorized = createKeyCheck(opts.apiKey, { counter: supervisor.metrics.authFailures, logger: opts.logger.child({ component: 'auth' }) });
+  const keyCheck = createKeyCheck(opts.apiKey, { counter: supervisor.metrics.authFailures, logger: opts.logger.child({ component: 'auth' }) });
+  // Wrong keys back off per client and globally; a client that has not failed is never slowed.
+  const isAuthorized = guardKeyCheck(keyCheck, new AuthThrottle(opts.authThrottle), () => supervisor.metrics.authFailures.inc({ reason: 'throttled' }));
   const sessions = new SessionStore(opts.session);
   // An API client with the key, or the page with its session (and its CSRF token on every POST).
   const authorize = createRequestAuth(isAuthorized, sessions);
@@ -66,13 +75,22 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
     void reply.code(status).send({ ok: false, error: { code, message } });
   });
 
+  // First of all, on every route (/health and 404s too): a rebound name learns nothing.
+  const hostAllowed = createHostCheck(opts.allowedHosts ?? [], () => app.server.address());
+  app.addHook('onRequest', async (req, reply) => {
+    if (!hostAllowed(req.headers.host)) return reply.code(421).send(HOST_NOT_ALLOWED);
+  });
+
   // Every answer, JSON or page or stream: a browser never sniffs a different type out of it.
   app.addHook('onSend', async (_req, reply, payload) => {
     void reply.header('x-content-type-options', 'nosniff');
     return payload;
   });
 
-  app.get('/health', async () => ({ status: 'ok', ...buildInfo() }));
+  // A deposed process is alive but useless: said so (503), so an orchestrator replaces it.
+  app.get('/health', async (_req, reply) =>
+    supervisor.health().hosting?.deposed ? reply.code(503).send({ status: 'not_owner', ...buildInfo() }) : { status: 'ok', ...buildInfo() },
+  );
 
   // Unknown routes keep the API's one error shape too.
   app.setNotFoundHandler((_req, reply) => {
@@ -81,11 +99,17 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
 
   registerPageRoutes(app, { sessions, keyCheck: isAuthorized, chartSvg: opts.chartSvg ?? defaultChartSvg });
 
+  // Who each authorized request came as, for the event stream's per-owner limits.
+  const streamOwners = new WeakMap<IncomingMessage, StreamOwner>();
   app.register(async (protectedRoutes) => {
     protectedRoutes.addHook('onRequest', async (req, reply) => {
-      const auth = authorize(req.method, req.headers);
-      if (!auth.ok) return reply.code(auth.status).send({ ok: false, error: { code: auth.code, message: auth.message } });
+      const auth = authorize(req.method, req.headers, req.socket.remoteAddress);
+      if (!auth.ok) {
+        if (auth.status === 429) void reply.header('retry-after', String(auth.retryAfterSeconds));
+        return reply.code(auth.status).send({ ok: false, error: { code: auth.code, message: auth.message } });
+      }
       if (auth.via === 'session') bindToSession(sessions, auth.sessionId, reply.raw, sessions.checkEveryMs);
+      streamOwners.set(req.raw, auth.via === 'session' ? { via: 'session', sessionId: auth.sessionId } : { via: 'key' });
     });
 
     protectedRoutes.get('/metrics', async (_req, reply) => {
@@ -93,15 +117,15 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
       return reply.type(supervisor.metrics.registry.contentType).send(body);
     });
 
-    registerEventStream(protectedRoutes, supervisor, opts.eventStream);
+    registerEventStream(protectedRoutes, supervisor, opts.eventStream, (raw) => streamOwners.get(raw) ?? { via: 'key' });
     protectedRoutes.post(`${API_PREFIX}/health`, async () => ({ ok: true, ...supervisor.health() }));
     protectedRoutes.post(`${API_PREFIX}/status`, async () => ({ ok: true, ...supervisor.status() }));
     protectedRoutes.post(`${API_PREFIX}/campaigns`, async (req, reply) => {
-      const options = requestOptions(req.headers);
+      const options = requestOptions(req.headers, req.raw.rawHeaders);
       return send(reply, options.ok ? await supervisor.campaigns(req.body ?? {}, options.value) : options);
     });
     protectedRoutes.post(`${API_PREFIX}/campaign_action`, async (req, reply) => {
-      const options = requestOptions(req.headers);
+      const options = requestOptions(req.headers, req.raw.rawHeaders);
       return send(reply, options.ok ? await supervisor.campaignAction(req.body ?? {}, options.value) : options);
     });
   });
@@ -111,13 +135,16 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
 
 /**
  * The `Idempotency-Key` header (Stripe's contract, see services/authority/request-gate.ts): one value of
- * 1-255 printable ASCII characters; anything else is refused before the request runs.
+ * 1-255 printable ASCII characters; anything else is refused before the request runs. Node joins
+ * repeated header lines with `, `, so a comma (or a second line) means two keys: refused, never
+ * merged into one that a later single `a, b` would replay.
  */
-function requestOptions(headers: Record<string, string | string[] | undefined>): ApiResult<RequestOptions> {
+function requestOptions(headers: Record<string, string | string[] | undefined>, rawHeaders: string[]): ApiResult<RequestOptions> {
   const key = headers['idempotency-key'];
   if (key === undefined) return { ok: true, value: {} };
-  if (typeof key !== 'string' || !isValidIdempotencyKey(key)) {
-    return { ok: false, error: { code: 'invalid_request', message: 'Idempotency-Key must be one value of 1-255 printable ASCII characters.' } };
+  const lines = rawHeaders.filter((name, i) => i % 2 === 0 && name.toLowerCase() === 'idempotency-key').length;
+  if (typeof key !== 'string' || lines !== 1 || key.includes(',') || !isValidIdempotencyKey(key)) {
+    return { ok: false, error: { code: 'invalid_request', message: 'Idempotency-Key must be sent once, as one value of 1-255 printable ASCII characters without a comma.' } };
   }
   return { ok: true, value: { idempotencyKey: key } };
 }

@@ -26,6 +26,8 @@ export const REMOTE_ERROR_CODES = [
   'remote_url_rejected',
   // An argument was refused before any I/O (empty task id, TTL out of bounds).
   'invalid_request',
+  // Refused before any I/O: this process no longer holds the right to host its campaigns.
+  'not_owner',
 ] as const;
 export type RemoteErrorCode = (typeof REMOTE_ERROR_CODES)[number];
 

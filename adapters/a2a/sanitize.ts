@@ -38,6 +38,31 @@ const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g;
  * joiner, and the Hangul fillers that render as nothing.
  */
 const INVISIBLE_CHARS = /[\p{Cf}\u034f\u115f\u1160\u3164\uffa0\ufe00-\ufe0f\u{e0100}-\u{e01ef}]+/gu;
+/** Tab, line feed and carriage return: what a person types in a multi-line field (the page's textarea). */
+const TYPED_LAYOUT = /[\t\n\r]/g;
+
+/**
+ * The text boundary for operator text (objective, answers, submit and intervene text, reasons):
+ * the same character classes as remote text, but refused instead of stripped, since a person
+ * should know their text would have been changed. Returns one clause naming the problem, or null
+ * when the text may pass. `multiline` allows tabs and line breaks; nothing else in
+ * CONTROL_CHARS or INVISIBLE_CHARS is ever allowed (ESC, so any ANSI sequence; bidi overrides
+ * and isolates U+202A–E, U+2066–9; marks U+200E/F, U+061C; zero-width U+200B–D, U+FEFF; soft
+ * hyphen; variation selectors, so also an emoji written with U+FE0F or a ZWJ sequence).
+ * @example operatorTextProblem('lower lr\u202e') // 'contains invisible or bidirectional control characters'
+ */
+export function operatorTextProblem(text: string, opts: { multiline?: boolean } = {}): string | null {
+  const body = opts.multiline ? text.replace(TYPED_LAYOUT, ' ') : text;
+  // `search` ignores (and keeps) a global pattern's lastIndex, so the shared patterns stay stateless.
+  if (body.search(INVISIBLE_CHARS) !== -1) {
+    return body.replace(INVISIBLE_CHARS, '').trim() === ''
+      ? 'contains only invisible characters'
+      : 'contains invisible or bidirectional control characters';
+  }
+  if (body.search(CONTROL_CHARS) !== -1) return opts.multiline ? 'contains control characters (only tabs and line breaks are allowed)' : 'contains control characters or line breaks';
+  return null;
+}
+
 /** ANSI escape sequences (CSI `ESC[...X` and OSC `ESC]...BEL`), removed whole so no `[2J` residue remains. */
 // eslint-disable-next-line no-control-regex
 const ANSI_SEQUENCES = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u009b[0-?]*[ -/]*[@-~]/g;

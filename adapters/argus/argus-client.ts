@@ -9,9 +9,11 @@
  * @module
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { isRemoteIdentifier, sanitizeRemoteText } from '../a2a/sanitize.js';
 import { containsSecret } from './argus-env.js';
+import { DUPLICATE_KEY_ERROR, GroupChildTransport } from './child-transport.js';
+import { parseStrictJson } from './strict-json.js';
 import {
   ARGUS_TEXT_CAPS,
   fail,
@@ -59,7 +61,7 @@ export interface ArgusBridge {
 
 interface Child {
   client: Client;
-  transport: StdioClientTransport;
+  transport: GroupChildTransport;
   ready: Promise<void>;
 }
 
@@ -71,8 +73,11 @@ interface Child {
 let sdk: Promise<McpSdk> | null = null;
 interface McpSdk {
   Client: typeof Client;
-  StdioClientTransport: typeof StdioClientTransport;
+  /** The variables the SDK's own stdio transport passes down (HOME, PATH, ...), under `env`. */
+  defaultEnv(): Record<string, string>;
+  validate(value: unknown): JSONRPCMessage;
   isRequestTimeout(e: unknown): boolean;
+  isDuplicateKey(e: unknown): boolean;
 }
 const loadSdk = (): Promise<McpSdk> =>
   (sdk ??= Promise.all([
@@ -81,8 +86,10 @@ const loadSdk = (): Promise<McpSdk> =>
     import('@modelcontextprotocol/sdk/types.js'),
   ]).then(([client, stdio, types]) => ({
     Client: client.Client,
-    StdioClientTransport: stdio.StdioClientTransport,
+    defaultEnv: stdio.getDefaultEnvironment,
+    validate: (value: unknown) => types.JSONRPCMessageSchema.parse(value),
     isRequestTimeout: (e: unknown) => e instanceof types.McpError && e.code === types.ErrorCode.RequestTimeout,
+    isDuplicateKey: (e: unknown) => e instanceof types.McpError && e.code === DUPLICATE_KEY_ERROR,
   })));
 
 /** The tool's payload: FastMCP sends a dict as `structuredContent` and as JSON text. */
@@ -91,11 +98,9 @@ function payloadOf(result: Record<string, unknown>): unknown {
   const content = Array.isArray(result.content) ? result.content : [];
   const first = content.find((c): c is { type: 'text'; text: string } => !!c && typeof c === 'object' && c.type === 'text' && typeof c.text === 'string');
   if (!first || first.text.length > MAX_RESULT_CHARS) return undefined;
-  try {
-    return JSON.parse(first.text) as unknown;
-  } catch {
-    return undefined;
-  }
+  // A key written twice reads one way here and another to a person: not a payload at all.
+  const parsed = parseStrictJson(first.text);
+  return parsed.ok ? parsed.value : undefined;
 }
 
 export function createArgusBridge(opts: ArgusBridgeOptions): ArgusBridge {
@@ -127,9 +132,9 @@ export function createArgusBridge(opts: ArgusBridgeOptions): ArgusBridge {
 
   function start(mcp: McpSdk): Child {
     if (child) return child;
-    const transport = new mcp.StdioClientTransport({ command: opts.command, args: opts.args, env: opts.env, cwd: opts.cwd, stderr: 'pipe' });
+    const transport = new GroupChildTransport({ command: opts.command, args: opts.args, env: { ...mcp.defaultEnv(), ...opts.env }, cwd: opts.cwd, validate: mcp.validate });
     let pending = '';
-    transport.stderr?.on('data', (chunk: Buffer | string) => {
+    transport.stderr.on('data', (chunk: Buffer | string) => {
       pending += chunk.toString();
       const lines = pending.split('\n');
       pending = (lines.pop() ?? '').slice(-MAX_STDERR_LINE);
@@ -183,6 +188,7 @@ export function createArgusBridge(opts: ArgusBridgeOptions): ArgusBridge {
       } catch (e) {
         if (mcp.isRequestTimeout(e)) return fail('argus_timeout', `Argus did not answer ${tool} within the decision budget.`);
         if (abort.signal.aborted) return fail('argus_timeout', `Argus did not answer ${tool} within the decision budget.`);
+        if (mcp.isDuplicateKey(e)) return fail('argus_bad_result', `Argus answered ${tool} with a key written twice.`);
         log(`argus ${tool} failed: ${(e as Error).message}`);
         return fail('argus_unavailable', `The Argus process failed during ${tool}.`);
       }
@@ -214,19 +220,12 @@ export function createArgusBridge(opts: ArgusBridgeOptions): ArgusBridge {
       const current = child;
       child = null;
       if (!current) return;
-      // SIGTERM at once: a hung turn must not hold shutdown (Argus's own daemon is a separate
-      // process and survives this). The SDK then waits for the exit and SIGKILLs a child that
-      // ignores SIGTERM, so the child is gone when this resolves.
-      const pid = current.transport.pid;
-      if (pid !== null) {
-        try {
-          process.kill(pid, 'SIGTERM');
-        } catch {
-          // already gone
-        }
-      }
-      await current.client.close().catch(() => undefined);
+      // The transport sends SIGTERM to the child's process group at once (a hung turn must not
+      // hold shutdown), then SIGKILL after a grace: the child and everything it started in its
+      // group are gone when this resolves. A daemon Argus starts in a session of its own
+      // (setsid) is not in that group and survives, as intended.
       await current.transport.close().catch(() => undefined);
+      await current.client.close().catch(() => undefined);
     },
   };
 }

@@ -13,6 +13,7 @@ import { lstat, open } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { isRemoteIdentifier, redactSecrets, sanitizeRemoteText } from '../a2a/sanitize.js';
+import { parseStrictJson } from './strict-json.js';
 
 /** An event key usable as a file name: the campaign's durable event keys are built from these characters. */
 export const EVENT_KEY_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -112,7 +113,8 @@ const errnoCode = (e: unknown): string | undefined => (e as NodeJS.ErrnoExceptio
  * a file with another hard link → `proposal_not_a_file`), then opened with O_NOFOLLOW|O_NONBLOCK
  * and fstat'ed again, so a swap between the checks can neither follow a link nor block on a
  * FIFO. At most PROPOSAL_MAX_BYTES + 1 bytes are read (`proposal_too_large`); the bytes must be
- * UTF-8 JSON (`proposal_not_json`), then a strict record (`proposal_invalid`) about this event
+ * UTF-8 JSON (`proposal_not_json`) with no key repeated in any object, then a strict record
+ * (`proposal_invalid` for either) about this event
  * (`proposal_other_event`). Never throws.
  */
 export async function readProposal(workdir: string, eventKey: string, opts: { secrets?: readonly string[] } = {}): Promise<ProposalRead> {
@@ -153,11 +155,14 @@ export async function readProposal(workdir: string, eventKey: string, opts: { se
     // O_NOFOLLOW on a symlink fails with ELOOP (Linux) or EMLINK (some BSDs).
     return code === 'ELOOP' || code === 'EMLINK' ? invalid('proposal_not_a_file') : invalid('proposal_unreadable');
   }
-  let raw: unknown;
+  let text: string;
   try {
-    raw = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
     return invalid('proposal_not_json');
   }
-  return parseProposal(raw, eventKey, opts.secrets ?? []);
+  // A key written twice would mean one thing to JSON.parse (the last) and another to a reader (the first).
+  const parsed = parseStrictJson(text);
+  if (!parsed.ok) return invalid(parsed.code === 'duplicate_key' ? 'proposal_invalid' : 'proposal_not_json');
+  return parseProposal(parsed.value, eventKey, opts.secrets ?? []);
 }

@@ -15,6 +15,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { killProcessGroup } from '../process-group.js';
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: { code: string; message: string } };
 
@@ -159,13 +160,21 @@ export function runForeman(opts: RunForemanOptions): Promise<Outcome<ForemanVerd
     } catch {
       return settle(fail('foreman_unavailable', 'The Foreman home directory could not be created.'));
     }
-    const child = spawn(opts.python, ['-B', '-s', opts.shimPath], { cwd, env: opts.env, stdio: ['pipe', 'pipe', 'pipe'], shell: false });
+    // Its own process group, so a timeout stops whatever the child started too; stdio stays
+    // piped, so the child still sees EOF and EPIPE if we die.
+    const child = spawn(opts.python, ['-B', '-s', opts.shimPath], { cwd, env: opts.env, stdio: ['pipe', 'pipe', 'pipe'], shell: false, detached: true });
     opts.onChild?.(child);
+    const stopGroup = () => {
+      if (!killProcessGroup(child.pid, 'SIGKILL')) child.kill('SIGKILL');
+    };
+    // The run is over when the child exits: anything left in its group (which would also hold
+    // our pipes open and delay 'close') is stopped.
+    child.once('exit', () => killProcessGroup(child.pid, 'SIGKILL'));
     const chunks: Buffer[] = [];
     let bytes = 0;
     let overflow = false;
     timer = setTimeout(() => {
-      child.kill('SIGKILL');
+      stopGroup();
       settle(fail('foreman_timeout', `Foreman did not answer within ${timeoutMs} ms and was stopped.`));
     }, timeoutMs);
     child.on('spawn', () => opts.onModelCall?.());
@@ -178,7 +187,7 @@ export function runForeman(opts: RunForemanOptions): Promise<Outcome<ForemanVerd
       bytes += chunk.length;
       if (bytes > FOREMAN_STDOUT_CAP) {
         overflow = true;
-        child.kill('SIGKILL');
+        stopGroup();
         return;
       }
       chunks.push(chunk);

@@ -96,11 +96,11 @@ export async function summaryOf(supervisor: Supervisor, campaignId: string): Pro
 export async function poll(stage: DemoStage, campaign: DemoCampaign): Promise<PublicEventView[]> {
   const revision = stage.sim.task(campaign.taskId)?.revision;
   const result = await stage.supervisor.campaignAction({ campaign_id: campaign.id, action: 'observe' });
+  if (!result.ok && result.error.code === 'read_failed') throw new DemoFailure(`reading ${campaign.taskId} failed: ${result.error.read_code ?? 'unknown'}`);
   if (!result.ok) throw new DemoFailure(`observing ${campaign.id} failed: ${result.error.message}`);
   campaign.polls++;
   stage.tally.polls++;
-  const value = result.value as { events: PublicEventView[]; read_error?: { code: string } };
-  if (value.read_error) throw new DemoFailure(`reading ${campaign.taskId} failed: ${value.read_error.code}`);
+  const value = result.value as { events: PublicEventView[] };
   const moved = stage.sim.task(campaign.taskId)?.revision !== revision;
   if (moved && value.events.length === 0) stage.tally.routineSuppressed++;
   return value.events;

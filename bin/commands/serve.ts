@@ -44,7 +44,7 @@ export function registerServe(program: Command): void {
         await supervisor?.stop().catch(() => undefined);
         exitWith([startupFailure(e)]);
       }
-      const app = createHttpServer({ supervisor, apiKey: config.apiKey, logger, session: { idleTtlMs: config.sessionTtlSeconds * 1000 } });
+      const app = createHttpServer({ supervisor, apiKey: config.apiKey, logger, session: { idleTtlMs: config.sessionTtlSeconds * 1000 }, allowedHosts: config.allowedHosts });
       let address: string;
       try {
         address = await listen(app, config.listen);

@@ -7,6 +7,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { GuardedKeyCheck } from '../auth-throttle.js';
 import { appPage, loginPage } from './page-html.js';
 import { SESSION_COOKIE, type SessionStore } from './sessions.js';
 import { csrfRefusal, sessionOf } from './session-auth.js';
@@ -14,8 +15,8 @@ import { loadStaticAssets, type StaticAsset } from './static-assets.js';
 
 export interface PageRoutesOptions {
   sessions: SessionStore;
-  /** The API-key check (constant time, counts failures). */
-  keyCheck: (headers: IncomingHttpHeaders) => boolean;
+  /** The API-key check (constant time, counts failures, throttled per client: server/auth-throttle.ts). */
+  keyCheck: GuardedKeyCheck;
   chartSvg: () => Promise<string>;
   /** Static assets; read from the package's server/page/static by default. */
   assets?: Map<string, StaticAsset>;
@@ -112,8 +113,13 @@ export function registerPageRoutes(app: FastifyInstance, opts: PageRoutesOptions
       const form = req.body instanceof URLSearchParams ? req.body : null;
       if (!form) return html(reply, 415, loginPage('Send the login form as a normal form post.'));
       const apiKey = form.get('api_key') ?? '';
-      // The key check counts and rate-limits the log line of a wrong key, like any refused API call.
-      if (!keyCheck({ 'x-api-key': apiKey })) return html(reply, 401, loginPage('That key was not accepted; check it and try again.'));
+      // The key check counts, throttles and rate-limits the log line of a wrong key, like any refused API call.
+      const verdict = keyCheck({ 'x-api-key': apiKey }, req.socket.remoteAddress);
+      if (!verdict.ok && verdict.retryAfterSeconds !== null) {
+        void reply.header('retry-after', String(verdict.retryAfterSeconds));
+        return html(reply, 429, loginPage(`Too many wrong keys from this address; try again in ${verdict.retryAfterSeconds} s.`));
+      }
+      if (!verdict.ok) return html(reply, 401, loginPage('That key was not accepted; check it and try again.'));
       // The session this browser held ends: a copy of its old cookie must not outlive the login.
       const prior = sessionOf(sessions, req.headers);
       if (prior) sessions.end(prior.id);

@@ -6,14 +6,25 @@
  * only on those our own page script makes (SameSite=Strict is the second lock, not the only one).
  * @module
  */
-import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import { maxHeaderSize, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import { presentedKey } from '../auth.js';
+import type { GuardedKeyCheck } from '../auth-throttle.js';
 import { SESSION_COOKIE, tokensEqual, type Session, type SessionStore } from './sessions.js';
 
 export type AuthOutcome =
   | { ok: true; via: 'key' }
   | { ok: true; via: 'session'; sessionId: string; session: Session }
-  | { ok: false; status: 401 | 403; code: 'unauthorized' | 'csrf_required' | 'csrf_invalid'; message: string };
+  | { ok: false; status: 401 | 403; code: 'unauthorized' | 'csrf_required' | 'csrf_invalid'; message: string }
+  | { ok: false; status: 429; code: 'too_many_attempts'; message: string; retryAfterSeconds: number };
+
+/** A client in back-off (server/auth-throttle.ts): its key was not compared. */
+export const tooManyAttempts = (retryAfterSeconds: number): Extract<AuthOutcome, { status: 429 }> => ({
+  ok: false,
+  status: 429,
+  code: 'too_many_attempts',
+  message: 'Too many wrong keys from this address; wait for the time in Retry-After.',
+  retryAfterSeconds,
+});
 
 const UNAUTHORIZED = {
   ok: false,
@@ -25,20 +36,21 @@ const UNAUTHORIZED = {
 const SAFE_METHODS = new Set(['GET', 'HEAD']);
 
 /**
- * Every well-formed value of one cookie (at most a few). A page on another port of this host or a
- * sibling subdomain can plant a cookie of the same name, and the browser may send it first: the
- * real one must still be found. Only our own cookie is read; others are ignored unparsed.
+ * Every well-formed value of one cookie. A page on another port of this host or a sibling
+ * subdomain can plant cookies of the same name, many of them, and the browser may send them
+ * first: the real one must still be found, however many come before it. The header is bounded
+ * by the server's own header limit (Node answers 431 above it), so reading all of it is bounded
+ * too. Only our own cookie is read; others are ignored unparsed.
  */
 export function cookieValues(headers: IncomingHttpHeaders, name: string): string[] {
   const raw = headers.cookie;
-  if (typeof raw !== 'string' || raw.length > 8192) return [];
+  if (typeof raw !== 'string' || raw.length > maxHeaderSize) return [];
   const values: string[] = [];
   for (const part of raw.split(';')) {
     const eq = part.indexOf('=');
     if (eq < 0 || part.slice(0, eq).trim() !== name) continue;
     const value = part.slice(eq + 1).trim();
     if (/^[A-Za-z0-9_-]{1,128}$/.test(value)) values.push(value);
-    if (values.length === 4) break;
   }
   return values;
 }
@@ -64,14 +76,18 @@ export function csrfRefusal(session: Session, headers: IncomingHttpHeaders): Ext
   return null;
 }
 
-export function createRequestAuth(keyCheck: (headers: IncomingHttpHeaders) => boolean, sessions: SessionStore) {
-  return (method: string, headers: IncomingHttpHeaders): AuthOutcome => {
+export function createRequestAuth(keyCheck: GuardedKeyCheck, sessions: SessionStore) {
+  return (method: string, headers: IncomingHttpHeaders, remoteAddress: string | undefined): AuthOutcome => {
     // A presented key decides alone (an API client with a stray cookie is still a key client).
-    if (presentedKey(headers) !== null) return keyCheck(headers) ? { ok: true, via: 'key' } : UNAUTHORIZED;
+    if (presentedKey(headers) !== null) {
+      const verdict = keyCheck(headers, remoteAddress);
+      if (verdict.ok) return { ok: true, via: 'key' };
+      return verdict.retryAfterSeconds === null ? UNAUTHORIZED : tooManyAttempts(verdict.retryAfterSeconds);
+    }
     const found = sessionOf(sessions, headers);
     if (!found) {
       // No credential at all: the key check counts and logs it as `missing`.
-      keyCheck(headers);
+      keyCheck(headers, remoteAddress);
       return UNAUTHORIZED;
     }
     if (!SAFE_METHODS.has(method)) {

@@ -23,13 +23,20 @@ export interface SessionOptions {
   maxSessions?: number;
   /** How often a long answer (the event stream) checks that its session is still live. */
   checkEveryMs?: number;
+  /**
+   * The clock sessions are aged by, in ms: monotonic (`performance.now()`) by default, so a wall
+   * clock stepped back (NTP, a VM restore) cannot stretch the idle or absolute limit.
+   */
   now?: () => number;
 }
 
 export interface Session {
   readonly csrfToken: string;
+  /** Monotonic ms (the store's clock), for ages only. */
   readonly createdAt: number;
   lastSeenAt: number;
+  /** Wall time of the login, for display only: never used to age the session. */
+  readonly loggedInAt: string;
 }
 
 const hashOf = (id: string) => createHash('sha256').update(id, 'utf8').digest('base64url');
@@ -49,7 +56,7 @@ export class SessionStore {
     this.absoluteTtlMs = opts.absoluteTtlMs ?? ABSOLUTE_TTL_MS;
     this.idleTtlMs = Math.min(opts.idleTtlMs ?? DEFAULT_IDLE_TTL_MS, this.absoluteTtlMs);
     this.maxSessions = Math.max(1, opts.maxSessions ?? DEFAULT_MAX_SESSIONS);
-    this.now = opts.now ?? Date.now;
+    this.now = opts.now ?? (() => performance.now());
     this.checkEveryMs = opts.checkEveryMs ?? 15_000;
   }
 
@@ -68,7 +75,7 @@ export class SessionStore {
     }
     const id = token();
     const at = this.now();
-    const session: Session = { csrfToken: token(), createdAt: at, lastSeenAt: at };
+    const session: Session = { csrfToken: token(), createdAt: at, lastSeenAt: at, loggedInAt: new Date().toISOString() };
     this.sessions.set(hashOf(id), session);
     return { id, session };
   }

@@ -50,6 +50,8 @@ export const API_ERROR_STATUS = {
   remote_unavailable: 503,
   remote_task_not_found: 404,
   remote_payload_invalid: 502,
+  /** `observe`: the remote status read failed; `read_code` names the remote's code (docs/api.md#remote-error-codes). */
+  read_failed: 502,
   remote_rejected: 409,
   mutation_in_doubt: 502,
   supervisor_disabled: 503,
@@ -63,6 +65,8 @@ export const API_ERROR_STATUS = {
   mission_bind_failed: 502,
   /** Another process took over the right to host this campaign; this one refuses every write. */
   hosting_lost: 503,
+  /** This process lost the right to host (taken over, renewal failed): it refuses every campaign call. */
+  not_owner: 503,
 } as const;
 
 export type ApiErrorCode = keyof typeof API_ERROR_STATUS;
@@ -70,6 +74,8 @@ export type ApiErrorCode = keyof typeof API_ERROR_STATUS;
 export interface ApiError {
   code: ApiErrorCode;
   message: string;
+  /** `read_failed` only: the status read's own code (a remote error code, e.g. `remote_unreachable`). */
+  read_code?: string;
 }
 
 export const apiError = (code: ApiErrorCode, message: string): ApiError => ({ code, message });

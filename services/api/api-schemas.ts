@@ -5,12 +5,28 @@
  * @module
  */
 import { z } from 'zod';
+import { operatorTextProblem } from '../../adapters/a2a/sanitize.js';
 import { isValidCampaignId } from '../../persistence/campaign-id.js';
 
 const campaignId = z
   .string()
   .refine(isValidCampaignId, 'campaign_id may use letters, digits, ".", "_" and "-" (1-128, no leading dot)');
-const text = (max: number) => z.string().trim().min(1).max(max);
+/**
+ * Operator free text: the remote-text character rule (adapters/a2a/sanitize.ts), refused not
+ * stripped, and checked before the trim (which would silently drop a leading BOM).
+ * `multiline` fields come from a textarea and may hold tabs and line breaks.
+ */
+const text = (max: number, opts: { multiline?: boolean } = {}) =>
+  z
+    .string()
+    .superRefine((value, ctx) => {
+      const problem = operatorTextProblem(value, opts);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    })
+    .trim()
+    .min(1)
+    .max(max);
+const multiline = { multiline: true } as const;
 const epoch = z.number().int().nonnegative();
 
 export const campaignsBodySchema = z.discriminatedUnion('action', [
@@ -32,12 +48,12 @@ export const campaignActionSchema = z.discriminatedUnion('action', [
   z.strictObject({ campaign_id: campaignId, action: z.literal('resume') }),
   z.strictObject({ campaign_id: campaignId, action: z.literal('close') }),
   // `question_key` names the question answered (the view's `pending_question.key`); a stale one is refused.
-  z.strictObject({ campaign_id: campaignId, action: z.literal('answer'), text: text(4000), question_key: z.string().min(1).max(512).optional() }),
+  z.strictObject({ campaign_id: campaignId, action: z.literal('answer'), text: text(4000, multiline), question_key: z.string().min(1).max(512).optional() }),
   z.strictObject({ campaign_id: campaignId, action: z.literal('claim'), ttl_seconds: z.number().int().min(60).max(3600).optional() }),
   z.strictObject({ campaign_id: campaignId, action: z.literal('release'), epoch }),
-  z.strictObject({ campaign_id: campaignId, action: z.literal('submit'), epoch, text: text(8000) }),
-  z.strictObject({ campaign_id: campaignId, action: z.literal('intervene'), epoch, instruction: text(8000) }),
-  z.strictObject({ campaign_id: campaignId, action: z.literal('cancel'), epoch, reason: text(2000) }),
+  z.strictObject({ campaign_id: campaignId, action: z.literal('submit'), epoch, text: text(8000, multiline) }),
+  z.strictObject({ campaign_id: campaignId, action: z.literal('intervene'), epoch, instruction: text(8000, multiline) }),
+  z.strictObject({ campaign_id: campaignId, action: z.literal('cancel'), epoch, reason: text(2000, multiline) }),
   z.strictObject({ campaign_id: campaignId, action: z.literal('resolve_intent') }),
   // Bind (or re-attach) the campaign's Argus project: decisions need a live binding.
   z.strictObject({ campaign_id: campaignId, action: z.literal('mission') }),

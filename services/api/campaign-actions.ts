@@ -10,18 +10,19 @@ import { randomUUID } from 'node:crypto';
 import type { RemoteDescription } from '../../adapters/a2a/discovery.js';
 import { explainRefusal } from '../../machines/campaign.rules.js';
 import { describeStates } from '../../machines/campaign.projection.js';
-import type { BindMissionEvent, CampaignEmitted, Mutation, MutationFacts, ObserveEvent, OperatorEvent, TickEvent } from '../../machines/campaign.types.js';
+import { leaseUnexpiredAt } from '../../machines/campaign.guards.js';
+import type { BindMissionEvent, MutationFacts, ObserveEvent, OperatorEvent, TickEvent } from '../../machines/campaign.types.js';
 import type { CampaignDocument } from '../../persistence/campaign-document.js';
 import type { StoreFailure } from '../../persistence/store-errors.js';
-import { remoteRefusalCode } from '../authority/mutation-wire.js';
 import type { KeepAnswer } from '../authority/request-gate.js';
 import type { CampaignHost, SendOutcome } from '../campaign/campaign-host.js';
 import { factsOf, type CampaignFacts, type CampaignSnapshot } from '../campaign/projection.js';
-import { apiError, type ApiError, type ApiErrorCode } from './api-errors.js';
+import type { ApiError } from './api-errors.js';
 import type { CampaignActionBody } from './api-schemas.js';
 import { bindingOf, boundTaskStateOf, capabilitiesOf } from './campaign-facts.js';
 import type { CampaignSummary, PublicEventView } from './read-model.js';
 import { refusalResult } from './refusals.js';
+import { fail, find, isMutation, mutationAnswer, mutationOf, ok, plain, readFailed, representative } from './action-answers.js';
 import type { ApiResult } from './supervisor-api.js';
 
 export interface CampaignActionsDeps {
@@ -36,7 +37,7 @@ export interface CampaignActionsDeps {
   mutationInFlight(campaignId: string): boolean;
   /** Argus can run here (configured and installed): a fact for the answer and mission rules. */
   argusAvailable(): boolean;
-  view(facts: CampaignFacts, snapshot: CampaignSnapshot, host: CampaignHost): CampaignSummary;
+  view(facts: CampaignFacts, snapshot: CampaignSnapshot, host: CampaignHost, allowed?: () => string[]): CampaignSummary;
   /** The campaign's public events from seq `from` on (the read model's feed). */
   eventsFrom(campaignId: string, from: number): PublicEventView[];
   /** A store failure as the answer it means (throws ApiFailure: storage_unavailable, campaign_corrupt). */
@@ -52,10 +53,6 @@ type Action = CampaignActionBody['action'];
 export const OPERATOR_ACTIONS: readonly Action[] = ['observe', 'pause', 'resume', 'close', 'answer', 'mission', 'claim', 'release', 'submit', 'intervene', 'cancel', 'resolve_intent'];
 const NEEDS_REMOTE = new Set<Action>(['observe', 'claim', 'release', 'submit', 'intervene', 'cancel']);
 
-const ok = <T>(value: T): ApiResult<T> => ({ ok: true, value });
-const fail = (code: ApiErrorCode, message: string): ApiResult<never> => ({ ok: false, error: apiError(code, message) });
-const find = <T extends CampaignEmitted['type']>(emitted: CampaignEmitted[], type: T) =>
-  emitted.filter((e): e is Extract<CampaignEmitted, { type: T }> => e.type === type).at(-1) ?? null;
 
 export class CampaignActions {
   constructor(private readonly deps: CampaignActionsDeps) {}
@@ -73,30 +70,60 @@ export class CampaignActions {
     if (refused) return refusalResult(refused, req.action);
     if (event.type === 'BIND_MISSION') return this.bindMission(host, event);
     const keep = opts.keepAnswer;
-    const outcome = await host.send(event, keep && event.type === 'MUTATE' ? (doc, o) => keep(doc, this.answer(host, req, event, { ...o, save: null }, doc)) : undefined);
+    // A fenced mutation that holds the campaign's slot answers as of its own end: its slot is
+    // released as it answers, so its view's allowed_actions do not count it (issue 18 item 7).
+    const holding = (isMutation(req.action) || req.action === 'answer') && opts.mutationInFlight === false;
+    // Rendered once, as plain data: with an Idempotency-Key the answer kept in the outcome's own
+    // write is the very answer returned, so a replay equals it byte for byte.
+    let kept: ApiResult<unknown> | null = null;
+    const keepIn = keep && event.type === 'MUTATE' ? (doc: CampaignDocument, o: Omit<SendOutcome, 'save'>) => keep(doc, (kept = plain(this.answer(host, event, { ...o, save: null }, doc, holding)))) : undefined;
+    const outcome = await host.send(event, keepIn);
     if (outcome.save && !outcome.save.ok) {
       // The relay has happened: a lost outcome write leaves it in doubt, never an error inviting a retry.
-      if (find(outcome.emitted, 'INTENT_SETTLED')) {
+      if (find(outcome.emitted, 'INTENT_SETTLED') || find(outcome.emitted, 'INTENT_AMBIGUOUS')) {
         return fail('mutation_in_doubt', 'The outcome could not be recorded; it will not be re-sent. Use resolve_intent.');
       }
       this.deps.unusable(host.id, outcome.save);
     }
-    const answer = this.answer(host, req, event, outcome, null);
+    const answer = kept ?? plain(this.answer(host, event, outcome, null, holding));
     if (req.action !== 'resume' || !answer.ok || this.deps.noRemote() || host.facts.binding.taskId === null) return answer;
-    // Resume only observes and reads back; it never claims. A failed read does not undo it.
+    // Resume only observes and reads back; it never claims. A failed read does not undo it: the
+    // resume is answered ok, with the read's failure as `read_error` (its remote code).
     const observed = await this.observe(host);
-    return observed.ok ? observed : ok({ ...(answer.value as object), observe_error: observed.error });
+    if (observed.ok) return observed;
+    const { error } = observed;
+    const readError = error.code === 'read_failed' && error.read_code ? { read_error: { code: error.read_code, message: error.message } } : { observe_error: error };
+    return ok({ ...(answer.value as object), ...readError });
   }
 
-  /** The actions whose representative event the actor can take now. */
-  allowedActions(host: CampaignHost, snapshot: CampaignSnapshot = host.getSnapshot()): string[] {
+  /**
+   * The actions whose representative event the actor can take now. Memoized per snapshot only
+   * while every other fact its rules read is the same (the gate's slot, the discovered remote,
+   * Argus's availability, the document's binding, whether the lease copy has expired): the one time-based guard
+   * (`leaseUnexpired`) is part of the key, so no answer outlives a lease expiry.
+   */
+  allowedActions(host: CampaignHost, snapshot: CampaignSnapshot = host.getSnapshot(), holding = false): string[] {
     if (snapshot.status !== 'active') return [];
+    const lease = snapshot.context.lease;
+    const description = this.deps.knownDescription();
+    const inFlight = !holding && this.deps.mutationInFlight(host.id);
+    const key = `${inFlight}|${this.deps.noRemote() === null}|${this.deps.argusAvailable()}|${lease !== null && leaseUnexpiredAt(lease, this.deps.now().toISOString())}`;
+    const memo = this.allowedMemo.get(snapshot);
+    if (memo && memo.key === key && memo.description === description && memo.facts === host.facts) return [...memo.value];
+    const value = this.computeAllowed(host, snapshot, inFlight);
+    this.allowedMemo.set(snapshot, { key, description, facts: host.facts, value });
+    return [...value];
+  }
+
+  private readonly allowedMemo = new WeakMap<object, { key: string; description: RemoteDescription | null; facts: CampaignFacts; value: string[] }>();
+
+  private computeAllowed(host: CampaignHost, snapshot: CampaignSnapshot, inFlight: boolean): string[] {
     const allowed: string[] = [];
     // `act` refuses these before the chart is asked (supervisor_disabled, remote_not_configured).
     const noRemote = this.deps.noRemote() !== null;
     for (const action of OPERATOR_ACTIONS) {
       if (noRemote && NEEDS_REMOTE.has(action)) continue;
-      const event = action === 'observe' ? this.observeEvent(host, snapshot) : this.eventFor(host, representative(action, snapshot), this.deps.mutationInFlight(host.id), snapshot);
+      const event = action === 'observe' ? this.observeEvent(host, snapshot) : this.eventFor(host, representative(action, snapshot), inFlight, snapshot);
       if (snapshot.can(event)) allowed.push(action);
     }
     return allowed;
@@ -113,11 +140,12 @@ export class CampaignActions {
     const checked = outcome.save ?? (await host.write(() => null));
     if (!checked.ok) this.deps.unusable(host.id, checked);
     const read = find(outcome.emitted, 'READ_SETTLED');
+    // A read that failed is a failure (issue 18 item 9): its code, never `ok` (it still counted toward the back-off).
+    if (read?.result === 'failed') return readFailed(read.code ?? 'remote_unreachable');
     return ok({
       campaign: this.deps.view(host.facts, host.getSnapshot(), host),
       changed: outcome.save?.ok === true,
       events: this.deps.eventsFrom(host.id, from),
-      ...(read?.result === 'failed' ? { read_error: { code: read.code, message: `The remote status read failed (${read.code}).` } } : {}),
     });
   }
 
@@ -212,9 +240,13 @@ export class CampaignActions {
     }
   }
 
-  /** The answer to an action from what its event caused. `doc`: the document being written (kept answers). */
-  private answer(host: CampaignHost, req: CampaignActionBody, event: OperatorEvent, outcome: SendOutcome, doc: CampaignDocument | null): ApiResult<unknown> {
-    const campaign = this.deps.view(doc ? factsOf(doc) : host.facts, outcome.snapshot, host);
+  /**
+   * The answer to an action from what its event caused. `doc`: the document being written (kept
+   * answers). `holding`: the request holds the campaign's mutation slot (not counted: see act).
+   */
+  private answer(host: CampaignHost, event: OperatorEvent, outcome: SendOutcome, doc: CampaignDocument | null, holding: boolean): ApiResult<unknown> {
+    const allowed = holding ? () => this.allowedActions(host, host.getSnapshot(), true) : undefined;
+    const campaign = this.deps.view(doc ? factsOf(doc) : host.facts, outcome.snapshot, host, allowed);
     const e = outcome.emitted;
     if (event.type === 'OPERATOR_CLAIM') {
       const settled = find(e, 'CLAIM_SETTLED');
@@ -240,65 +272,6 @@ export class CampaignActions {
           : 'The remote cannot read back request ids; reconcile at the remote service. The campaign keeps observing.',
       );
     }
-    void req;
     return ok({ campaign });
-  }
-}
-
-function mutationAnswer(e: CampaignEmitted[], kind: Mutation['kind'], campaign: CampaignSummary): ApiResult<unknown> {
-  const refused = find(e, 'MUTATION_REFUSED');
-  const settled = find(e, 'INTENT_SETTLED');
-  if (settled?.status === 'applied') {
-    return ok({ campaign, request_id: settled.requestId, outcome: 'applied', ...(settled.taskId ? { task_id: settled.taskId } : {}) });
-  }
-  if (settled?.status === 'rejected' || settled?.status === 'not_applied') {
-    if (settled.code === 'readback_stale') return refusalResult('readback_stale');
-    return fail(remoteRefusalCode(settled.code ?? undefined), `The remote refused the ${kind} (${settled.code ?? 'rejected'}); nothing was applied.`);
-  }
-  if (settled?.status === 'ambiguous' || find(e, 'INTENT_AMBIGUOUS')) {
-    return fail('mutation_in_doubt', `The ${kind} may or may not have been applied; it will not be re-sent. Use resolve_intent.`);
-  }
-  if (refused) {
-    if (refused.code.startsWith('remote_')) return fail('remote_unavailable', `The lease could not be read back (${refused.code}); nothing was sent.`);
-    // The chart's journalIntent onError: the store could not write the intent (a server error, 503).
-    if (!refused.journaled && refused.code === 'storage_unavailable') return fail('storage_unavailable', 'The intent could not be journaled in the state storage; nothing was sent. Try again later.');
-    return refusalResult(refused.code);
-  }
-  return fail('mutation_in_doubt', `The ${kind} outcome is not known; it will not be re-sent. Use resolve_intent.`);
-}
-
-const isMutation = (action: Action): action is 'release' | 'submit' | 'intervene' | 'cancel' =>
-  action === 'release' || action === 'submit' || action === 'intervene' || action === 'cancel';
-
-function mutationOf(req: CampaignActionBody): Mutation {
-  switch (req.action) {
-    case 'submit':
-      return { kind: 'submit', text: req.text };
-    case 'intervene':
-      return { kind: 'intervene', instruction: req.instruction };
-    case 'cancel':
-      return { kind: 'cancel', reason: req.reason };
-    default:
-      return { kind: 'release' };
-  }
-}
-
-/** A body standing for "this action, done right" (the epoch we hold, a placeholder text). */
-function representative(action: Action, snapshot: CampaignSnapshot): CampaignActionBody {
-  const campaign_id = snapshot.context.campaignId;
-  const epoch = snapshot.context.lease?.epoch ?? 0;
-  switch (action) {
-    case 'answer':
-      return { campaign_id, action, text: 'answer' };
-    case 'release':
-      return { campaign_id, action, epoch };
-    case 'submit':
-      return { campaign_id, action, epoch, text: 'attempt' };
-    case 'intervene':
-      return { campaign_id, action, epoch, instruction: 'instruction' };
-    case 'cancel':
-      return { campaign_id, action, epoch, reason: 'reason' };
-    default:
-      return { campaign_id, action } as CampaignActionBody;
   }
 }

@@ -36,27 +36,31 @@ export class CampaignViews {
 
   constructor(private readonly deps: CampaignViewsDeps) {}
 
-  summary(host: CampaignHost, facts: CampaignFacts = host.facts, snapshot: CampaignSnapshot = host.getSnapshot()): CampaignSummary {
+  /** `allowed`: how an action's answer asks (see CampaignActions); by default, live when read. */
+  summary(host: CampaignHost, facts: CampaignFacts = host.facts, snapshot: CampaignSnapshot = host.getSnapshot(), allowed?: () => string[]): CampaignSummary {
     if (host.corrupt) return corruptSummary(host.id);
-    const allowed = this.deps.allowedActions(host, snapshot);
-    return projectCampaign(facts, snapshot, { lastReadAt: host.lastReadAt, allowedActions: () => allowed, ...this.readAt(host, snapshot) });
+    return projectCampaign(facts, snapshot, { lastReadAt: host.lastReadAt, allowedActions: allowed ?? (() => this.live(host)), ...this.readAt(host) });
   }
 
   /**
-   * The view start-up (or a rediscovery) builds for every campaign: `allowed_actions` is asked of
-   * the chart when the view is first read, not for 10,000 campaigns nobody is looking at. It is
-   * fixed to the snapshot it was projected from; the facts (capabilities, the in-flight slot)
-   * are the ones of the moment it is read. Any change of the campaign replaces it.
+   * `allowed_actions` at the moment the view is read: the live snapshot and the facts of now (the
+   * in-flight slot, capabilities, the lease's expiry), never those of when the view was
+   * projected (issue 18 item 7: a view refreshed while a mutation held the gate offered nothing).
    */
-  private lazySummary(host: CampaignHost): CampaignSummary {
-    if (host.corrupt) return corruptSummary(host.id);
-    const snapshot = host.getSnapshot();
-    return projectCampaign(host.facts, snapshot, { lastReadAt: host.lastReadAt, allowedActions: () => this.deps.allowedActions(host, snapshot), ...this.readAt(host, snapshot) });
+  private live(host: CampaignHost): string[] {
+    return host.corrupt ? [] : this.deps.allowedActions(host, host.getSnapshot());
   }
 
-  private readAt(host: CampaignHost, snapshot: CampaignSnapshot) {
+  /** The view start-up (or a rediscovery) builds for every campaign; `allowed_actions` is asked only when read. */
+  private lazySummary(host: CampaignHost): CampaignSummary {
+    if (host.corrupt) return corruptSummary(host.id);
+    return projectCampaign(host.facts, host.getSnapshot(), { lastReadAt: host.lastReadAt, allowedActions: () => this.live(host), ...this.readAt(host) });
+  }
+
+  /** A controlling view is judged again at the moment it is read (its lease may have lapsed since). */
+  private readAt(host: CampaignHost) {
     const now = this.deps.now;
-    return now ? { readAt: { now, allowedActions: () => this.deps.allowedActions(host, snapshot) } } : {};
+    return now ? { readAt: { now, allowedActions: () => this.live(host) } } : {};
   }
 
   /** Collects views and feeds while the system loads; one read-model update at the end. */

@@ -10,6 +10,8 @@ import { CAMPAIGN_MACHINE_VERSION, campaignMachine } from '../../machines/campai
 import { newCampaignDocument } from '../../persistence/campaign-document.js';
 import type { StoreFailure } from '../../persistence/store-errors.js';
 import { createReadRefusal } from '../authority/task-verification.js';
+import type { KeepAnswer } from '../authority/request-gate.js';
+import type { CampaignHost } from '../campaign/campaign-host.js';
 import type { CampaignSystem } from '../runtime/campaign-system.js';
 import { apiError, type ApiErrorCode } from './api-errors.js';
 import type { CampaignsBody } from './api-schemas.js';
@@ -43,7 +45,11 @@ export function initialMachine(input: { campaignId: string; controllerId: string
   return persisted;
 }
 
-export async function campaignsRoute(deps: CampaignsRouteDeps, req: CampaignsBody): Promise<ApiResult<unknown>> {
+/**
+ * @param keep The Idempotency-Key's record of the answer (request-gate `KeepAnswer`): a create
+ *   keeps it in the document it creates, so no crash can fall between the campaign and its record.
+ */
+export async function campaignsRoute(deps: CampaignsRouteDeps, req: CampaignsBody, keep?: KeepAnswer): Promise<ApiResult<unknown>> {
   const model = deps.readModel.getSnapshot().context;
   if (req.action === 'list') return ok({ campaigns: [...model.campaigns.values()] });
   if (req.action === 'get') {
@@ -53,10 +59,10 @@ export async function campaignsRoute(deps: CampaignsRouteDeps, req: CampaignsBod
     // The live chart position, so a client can light the rendered statechart (docs/api.md).
     return ok({ campaign: summary, events, chart: { active: deps.activeStates(req.campaign_id) ?? [] } });
   }
-  return create(deps, req);
+  return create(deps, req, keep);
 }
 
-async function create(deps: CampaignsRouteDeps, req: Extract<CampaignsBody, { action: 'create' }>): Promise<ApiResult<unknown>> {
+async function create(deps: CampaignsRouteDeps, req: Extract<CampaignsBody, { action: 'create' }>, keep?: KeepAnswer): Promise<ApiResult<unknown>> {
   const exists = () => fail('campaign_exists', `A campaign named ${req.campaign_id} already exists.`);
   if (deps.system.has(req.campaign_id)) return exists();
   let readAt: string | null = null;
@@ -77,7 +83,20 @@ async function create(deps: CampaignsRouteDeps, req: Extract<CampaignsBody, { ac
     // An attached task was started elsewhere: it is observed, never sent again.
     remote: req.remote_task_id ? { taskId: req.remote_task_id, contextId: null, attached: true } : { taskId: null, contextId: null, attached: false },
   });
-  const created = await deps.system.create(doc);
+  // The answer is rendered once, from the new campaign's host, as plain data: with a key it is
+  // written in the create's own write, and the caller gets exactly what a replay will get.
+  let answer: ApiResult<unknown> | null = null;
+  const render = (host: CampaignHost): ApiResult<unknown> => {
+    if (readAt) host.lastReadAt = readAt;
+    return JSON.parse(JSON.stringify(ok({ campaign: deps.views.summary(host) }))) as ApiResult<unknown>;
+  };
+  const withAnswer = keep
+    ? (host: CampaignHost, fresh: typeof doc) => {
+        answer = render(host);
+        return keep(fresh, answer);
+      }
+    : undefined;
+  const created = await deps.system.create(doc, withAnswer);
   if (!created.ok) {
     if (created.code === 'campaign_exists') return exists();
     if (created.code === 'io_failed' || created.code === 'lock_timeout' || created.code === 'fence_stale') deps.unusable(req.campaign_id, created);
@@ -87,5 +106,5 @@ async function create(deps: CampaignsRouteDeps, req: Extract<CampaignsBody, { ac
   if (!host) return fail('campaign_corrupt', 'The new campaign could not be started.');
   if (readAt) host.lastReadAt = readAt;
   deps.views.refresh(host);
-  return ok({ campaign: deps.views.summary(host) });
+  return answer ?? ok({ campaign: deps.views.summary(host) });
 }

@@ -12,6 +12,8 @@ import type { HealthView } from './supervisor-api.js';
 
 export interface HealthInputs {
   config: SupervisorConfig;
+  /** `owner`: holds its right to host now; `deposed`: held it and lost it (taken over, renewal failed). */
+  hosting: { owner: boolean; deposed: boolean };
   lastSweep: SweepReport | null;
   campaigns: number;
   corrupt: number;
@@ -23,7 +25,7 @@ export interface HealthInputs {
   decisions: DecisionAvailability;
 }
 
-export function buildHealth({ config, lastSweep, campaigns, corrupt, remoteReachable, description, discovery, decisions }: HealthInputs): HealthView {
+export function buildHealth({ config, hosting, lastSweep, campaigns, corrupt, remoteReachable, description, discovery, decisions }: HealthInputs): HealthView {
   return {
     enabled: config.enabled,
     // Presence of the configured interpreters only; `decisions` says whether each runtime can run.
@@ -38,6 +40,7 @@ export function buildHealth({ config, lastSweep, campaigns, corrupt, remoteReach
     configured: { remote: config.a2aUrl !== null, remote_token: config.a2aToken !== null, api_key: config.apiKey !== null, backend: config.backend !== null },
     api_key_source: config.apiKeySource,
     controller_id: config.controllerId,
+    hosting: { ...hosting },
     heartbeat_seconds: config.heartbeatSeconds,
     last_tick: lastSweep ? { at: new Date(lastSweep.finishedAt).toISOString(), ticked: lastSweep.ticked, errors: lastSweep.errors } : null,
     campaigns: { total: campaigns, corrupt },

@@ -85,7 +85,7 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Supervis
     }),
     authFailures: new Counter({
       name: 'argus_supervisor_auth_failures_total',
-      help: 'API requests refused for a missing or wrong key, by reason (missing, invalid).',
+      help: 'API requests and logins refused for a missing or wrong key, by reason (missing, invalid, throttled: a key from a client in back-off, not compared).',
       labelNames: ['reason'],
       registers: [registry],
     }),
@@ -98,6 +98,6 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Supervis
   for (const runtime of ['argus', 'foreman']) m.modelCalls.inc({ runtime }, 0);
   for (const target of ['argus', 'foreman']) m.wakeRequests.inc({ target }, 0);
   for (const kind of PUBLIC_EVENT_KINDS) m.publicEvents.inc({ kind }, 0);
-  for (const reason of ['missing', 'invalid']) m.authFailures.inc({ reason }, 0);
+  for (const reason of ['missing', 'invalid', 'throttled']) m.authFailures.inc({ reason }, 0);
   return m;
 }

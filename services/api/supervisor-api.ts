@@ -25,6 +25,8 @@ export interface HealthView {
   configured: { remote: boolean; remote_token: boolean; api_key: boolean; backend: boolean };
   api_key_source: 'deployment_secret' | 'generated_local' | 'missing';
   controller_id: string;
+  /** `deposed: true` once another process took the right to host: every campaign call answers `not_owner`. */
+  hosting: { owner: boolean; deposed: boolean };
   heartbeat_seconds: number;
   last_tick: { at: string; ticked: number; errors: number } | null;
   campaigns: { total: number; corrupt: number };

@@ -80,6 +80,8 @@ export class CampaignHost {
   private subscription: Subscription | null = null;
   /** What settling the restored snapshot emitted (an interrupted turn): saved at start. */
   private restoredEvents: CampaignEmitted[] = [];
+  /** Set once the right to host is lost: the actor is stopped for good and every waiter gets this. */
+  private lostRight: Extract<WriteResult, { ok: false }> | null = null;
 
   /** @throws MachineRestoreError when the snapshot's machine version is not this build's. */
   constructor(doc: CampaignDocument, deps: CampaignHostDeps) {
@@ -152,7 +154,7 @@ export class CampaignHost {
   }
 
   get running(): boolean {
-    return this.corrupt === null && this.actor.getSnapshot().status === 'active';
+    return this.corrupt === null && this.lostRight === null && this.actor.getSnapshot().status === 'active';
   }
 
   /**
@@ -203,6 +205,8 @@ export class CampaignHost {
 
   private collect(event: CampaignEvent, done: (s: CampaignSnapshot) => boolean, keep?: KeepInSave): Promise<SendOutcome> {
     return new Promise<SendOutcome>((resolve) => {
+      // A stopped actor hears nothing: answered at once with why, never left waiting.
+      if (this.lostRight) return resolve({ emitted: [], snapshot: this.actor.getSnapshot(), save: this.lostRight });
       const collector: Collector = { done, emitted: [], keep, resolve };
       this.waiters.add(collector);
       this.holdSaves = false;
@@ -261,6 +265,23 @@ export class CampaignHost {
     if (this.actor.getSnapshot().status === 'active') this.actor.send({ type: XSTATE_STOP } as never);
   }
 
+  /**
+   * The right to host is gone (a failed renewal, a `fence_stale` write): the actor stops where it
+   * is — no rewind, no restart, nothing more saved — and whoever waits on it gets `failed`.
+   */
+  stopForLostRight(failed: Extract<WriteResult, { ok: false }>): void {
+    if (this.lostRight) return;
+    this.lostRight = failed;
+    const open = this.facts.openIntent;
+    const relaying = (this.actor.getSnapshot().children as Record<string, unknown>).relayMutation !== undefined;
+    this.stopActor();
+    // A relay on the wire when the right went: its outcome is unknown here (the new owner finds it in doubt).
+    if (relaying && open && isMutation(open.action)) this.waiters.heard({ type: 'INTENT_AMBIGUOUS', campaignId: this.id, requestId: open.requestId, kind: open.action });
+    this.pending = [];
+    this.waiters.releaseAll(this.actor.getSnapshot(), failed);
+    this.deps.onViewChanged(this);
+  }
+
   /** Published dedupe keys, read from the document (the material path only), after pending writes. */
   publishedKeys(): Promise<ReadonlySet<string>> {
     return this.enqueue(async () => {
@@ -297,7 +318,7 @@ export class CampaignHost {
     const changed = snapshot.context !== this.savedContext || stateKey !== this.savedStateKey;
     const finishing = this.waiters.finishing(snapshot);
     let save: Promise<WriteResult | null> | null = null;
-    if (quiescent && this.corrupt === null && !this.holdSaves && (changed || this.pending.length > 0)) {
+    if (quiescent && this.corrupt === null && this.lostRight === null && !this.holdSaves && (changed || this.pending.length > 0)) {
       save = this.save(snapshot, stateKey, finishing);
     }
     if (changed) this.deps.onViewChanged(this);
@@ -360,6 +381,8 @@ export class CampaignHost {
    */
   private afterFailedSave(emitted: CampaignEmitted[], failed: Extract<WriteResult, { ok: false }>): void {
     this.deps.onWriteFailed(this, failed);
+    // Another process hosts the campaign now: rewinding would run a second actor beside its own.
+    if (failed.code === 'fence_stale' || this.lostRight) return this.stopForLostRight(failed);
     this.stopActor();
     this.pending = [];
     this.inDoubt = null;

@@ -38,7 +38,7 @@ export function factsOf(doc: CampaignDocument): CampaignFacts {
 export interface ViewExtras {
   /** The last successful read (memory only: an unchanged tick writes nothing). */
   lastReadAt: string | null;
-  /** Computed when the view is first read (it asks `can()` of every operator action). */
+  /** Computed each time the view is read (it asks `can()` of every operator action, live). */
   allowedActions: () => string[];
   /**
    * The clock a view is read at, with `allowedActions` asked afresh then: a controlling view read
@@ -93,12 +93,11 @@ export function projectCampaign(facts: CampaignFacts, snapshot: CampaignSnapshot
  */
 function withLeaseExpiry(summary: CampaignSummary, snapshot: CampaignSnapshot, readAt: NonNullable<ViewExtras['readAt']>): CampaignSummary {
   const held = { state: summary.state, lease: summary.lease, allowed: Object.getOwnPropertyDescriptor(summary, 'allowed_actions')!.get! };
-  let lapsedActions: string[] | null = null;
   const lapsed = () => authorityAt(snapshot, readAt.now().toISOString()) !== 'controlling';
   const define = (key: keyof CampaignSummary, get: () => unknown) => Object.defineProperty(summary, key, { enumerable: true, configurable: true, get });
   define('state', () => (lapsed() ? 'control-lost' : held.state));
   define('lease', () => (lapsed() ? { mode: 'observer', epoch: null, expires_at: null } : held.lease));
-  define('allowed_actions', () => (lapsed() ? (lapsedActions ??= readAt.allowedActions()) : held.allowed()));
+  define('allowed_actions', () => (lapsed() ? readAt.allowedActions() : held.allowed()));
   return summary;
 }
 
@@ -147,24 +146,14 @@ export function eventViews(events: CampaignDocument['outbox']['events']): Public
 }
 
 /**
- * `allowed_actions` is computed on first read, then kept: at start-up every campaign gets a
- * view, and asking the chart `can()` for each operator action of 10,000 campaigns that nobody
- * is looking at would double the restart's cost. The value is the same as computing it now:
- * it is fixed to the snapshot the view was projected from.
+ * `allowed_actions` is computed each time it is read, from the campaign's live snapshot and the
+ * facts of that moment (the request gate's slot, the remote's capabilities, the clock of the
+ * time-based guards): a view projected while a mutation held the gate, or before a lease
+ * expired, never answers with what was true then. Never computed for a view nobody reads (at
+ * start-up every campaign gets a view; asking the chart for 10,000 unread ones would double the
+ * restart's cost); `CampaignActions.allowedActions` memoizes what cannot have changed.
  */
 function withLazyAllowedActions(summary: CampaignSummary, compute: () => string[]): CampaignSummary {
-  let cached: string[] | null = null;
-  let pending: (() => string[]) | null = compute;
-  Object.defineProperty(summary, 'allowed_actions', {
-    enumerable: true,
-    configurable: true,
-    get: () => {
-      if (cached === null && pending) {
-        cached = pending();
-        pending = null;
-      }
-      return cached ?? [];
-    },
-  });
+  Object.defineProperty(summary, 'allowed_actions', { enumerable: true, configurable: true, get: compute });
   return summary;
 }

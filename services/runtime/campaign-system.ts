@@ -14,6 +14,7 @@ import type { StoreFailure } from '../../persistence/store-errors.js';
 import { CampaignHost, MachineRestoreError, type KeepInSave, type SendOutcome } from '../campaign/campaign-host.js';
 import type { SaveResult } from '../campaign/campaign-save.js';
 import { createCampaignEffects, type EffectDeps } from '../campaign/effects.js';
+import { crashPoint } from './fault-points.js';
 import type { CampaignSnapshot } from '../campaign/projection.js';
 
 /** What a plugin host holds for one campaign. */
@@ -40,6 +41,8 @@ export interface CampaignSystemHooks {
   onViewChanged?(host: CampaignHost): void;
   onCorrupt?(campaign: CorruptCampaign): void;
   onStorageFailed?(host: CampaignHost, failure: StoreFailure<string>): void;
+  /** A write was refused as `fence_stale`: the right to host is gone (the supervisor stops every actor). */
+  onFenceStale?(campaignId: string, failure: StoreFailure<string>): void;
 }
 
 export interface CampaignSystemOptions extends CampaignSystemHooks {
@@ -96,13 +99,14 @@ export function createCampaignSystem(opts: CampaignSystemOptions) {
         host.corrupt = { code: failure.code, reason: failure.reason };
         reportCorrupt(host.id, failure.code, failure.reason);
       } else opts.onStorageFailed?.(host, failure);
+      if (failure.code === 'fence_stale') opts.onFenceStale?.(host.id, failure);
     },
   };
 
   /** Starts the actor of one document; a snapshot this build cannot restore is reported instead. */
-  function host(doc: CampaignDocument): CampaignHost | null {
+  function host(doc: CampaignDocument, prepared: CampaignHost | null = null): CampaignHost | null {
     try {
-      const h = new CampaignHost(doc, hostDeps);
+      const h = prepared ?? new CampaignHost(doc, hostDeps);
       hosts.set(doc.campaignId, h);
       h.start();
       return h;
@@ -142,11 +146,19 @@ export function createCampaignSystem(opts: CampaignSystemOptions) {
       }
       await Promise.all([...hosts.values()].map((h) => h.whenWritten()));
     },
-    /** Creates the document, then hosts it. */
-    async create(doc: CampaignDocument): Promise<WriteResult> {
-      const created = await opts.store.create(doc);
-      if (created.ok) host(created.doc);
+    /**
+     * Creates the document, then hosts it. `withAnswer` renders the request's answer from the new
+     * campaign's host (built, not yet started) and returns the document with that answer kept in
+     * it (an Idempotency-Key record): the campaign and its record are ONE durable write.
+     */
+    async create(doc: CampaignDocument, withAnswer?: (host: CampaignHost, doc: CampaignDocument) => CampaignDocument): Promise<WriteResult> {
+      const prepared = withAnswer ? new CampaignHost(doc, hostDeps) : null;
+      const created = await opts.store.create(prepared && withAnswer ? withAnswer(prepared, doc) : doc);
+      // The chaos/regression kill: the create is durable, its answer not yet sent.
+      if (created.ok) crashPoint('after_create_write');
+      if (created.ok) host(created.doc, prepared);
       else if (FAIL_CLOSED.has(created.code)) reportCorrupt(doc.campaignId, created.code, created.reason);
+      else if (created.code === 'fence_stale') opts.onFenceStale?.(doc.campaignId, created);
       return created;
     },
     has: (id: string): boolean => hosts.has(id) || corrupt.has(id),

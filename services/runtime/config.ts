@@ -65,6 +65,19 @@ const envSchema = z.object({
   ARGUS_SUPERVISOR_SOCKET: z.string().optional(),
   // The page session's idle lifetime (sliding); the absolute 12 h bound stays (server/page/sessions.ts).
   ARGUS_SUPERVISOR_SESSION_TTL_SECONDS: boundedInt('ARGUS_SUPERVISOR_SESSION_TTL_SECONDS', 60, 43_200, 1800),
+  // The Host names a non-loopback listener answers (server/allowed-hosts.ts): `name` or `name:port`.
+  ARGUS_SUPERVISOR_ALLOWED_HOSTS: z
+    .string()
+    .default('')
+    .transform((v, ctx) => {
+      const entries = v.trim() === '' ? [] : v.split(',').map((e) => e.trim().toLowerCase());
+      const entry = /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::(\d{1,5}))?$/;
+      if (entries.some((e) => !entry.test(e) || Number(entry.exec(e)![2] ?? 0) > 65_535)) {
+        ctx.addIssue({ code: 'custom', message: 'ARGUS_SUPERVISOR_ALLOWED_HOSTS must be a comma-separated list of host names or addresses, each with an optional :port' });
+        return z.NEVER;
+      }
+      return entries;
+    }),
   PORT: boundedInt('PORT', 0, 65_535, 7860),
   HOST: z.string().default('127.0.0.1'),
   LOG_LEVEL: z.enum(LOG_LEVELS, { message: `LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
@@ -101,6 +114,8 @@ export interface SupervisorConfig {
   listen: { kind: 'tcp'; host: string; port: number } | { kind: 'unix'; path: string };
   /** Idle lifetime of an operator-page session, seconds. */
   sessionTtlSeconds: number;
+  /** Host names (`name` or `name:port`, lower case) a non-loopback listener answers besides the loopback ones. */
+  allowedHosts: string[];
   logLevel: (typeof LOG_LEVELS)[number];
 }
 
@@ -267,6 +282,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): SupervisorConfig {
       ? { kind: 'unix', path: e.ARGUS_SUPERVISOR_SOCKET }
       : { kind: 'tcp', host: e.HOST, port: e.PORT },
     sessionTtlSeconds: e.ARGUS_SUPERVISOR_SESSION_TTL_SECONDS,
+    allowedHosts: e.ARGUS_SUPERVISOR_ALLOWED_HOSTS,
     logLevel: e.LOG_LEVEL,
   };
 }

@@ -1,14 +1,16 @@
 /**
- * What a plugin host embeds: the actor system (one live actor per campaign), the heartbeat
- * that sends TICK, and the operator API over both. It never submits or claims at start and
- * never creates a remote task on its own. A thin facade: the campaign's rules live in the
- * chart, its effects in services/campaign/effects*.ts, its saves in the host.
+ * The internal supervisor the server and the CLI run: the actor system (one live actor per
+ * campaign), the heartbeat that sends TICK, and the operator API over both. It never submits or
+ * claims at start and never creates a remote task on its own. A plugin host embeds the typed
+ * facade over it instead (services/library, docs/library.md), which exports none of the
+ * internals below. The campaign's rules live in the chart, its effects in
+ * services/campaign/effects*.ts, its saves in the host.
  *
  * @example
  *   const supervisor = await createSupervisor({ config: loadConfig(process.env), inspect: (e) => inspector(e) });
  *   await supervisor.start();
  *   await supervisor.campaigns({ action: 'create', campaign_id: 'c1', objective: '...', remote_task_id: 't1' });
- *   supervisor.system.get('c1')?.subscribe((snapshot) => console.log(snapshot.value));
+ *   supervisor.system?.get('c1')?.subscribe((snapshot) => console.log(snapshot.value));
  * @module
  */
 import { secretInRequest } from '../api/request-secrets.js';
@@ -16,6 +18,9 @@ import { silentLogger, type Logger } from '../../adapters/logger.js';
 import { tickable } from '../../machines/campaign.projection.js';
 import type { CampaignStore } from '../../persistence/campaign-store.js';
 import { stateRootOwnership, WHOLE_STATE_ROOT, type HostingRight, type Ownership } from '../../persistence/owner-lock.js';
+import { failure } from '../../persistence/store-errors.js';
+import type { A2AClient } from '../../adapters/a2a/index.js';
+import { fencedRemote } from '../authority/fenced-remote.js';
 import { ApiFailure, apiError, type ApiError } from '../api/api-errors.js';
 import { campaignActionSchema, campaignsBodySchema, describeIssues, type CampaignActionBody } from '../api/api-schemas.js';
 import { CampaignActions } from '../api/campaign-actions.js';
@@ -36,6 +41,7 @@ import { systemHooks } from './system-hooks.js';
 import { openSupervisorStore, supervisorGate } from './supervisor-wiring.js';
 import type { SupervisorConfig } from './config.js';
 import { FirstSweep } from './first-sweep.js';
+import { Hosting } from './hosting.js';
 import { createHeartbeat, type Heartbeat, type SweepReport } from './heartbeat.js';
 import { RemoteLink } from './remote-link.js';
 import { StartupFailure } from './startup-failure.js';
@@ -45,6 +51,11 @@ export type { WakeHandler } from '../api/campaign-views.js';
 export type { Supervisor, SupervisorOptions } from './supervisor-types.js';
 
 export async function createSupervisor(opts: SupervisorOptions): Promise<Supervisor> {
+  return buildSupervisor(opts);
+}
+
+/** `createSupervisor`, synchronously (the library's facade builds on it: services/library). */
+export function buildSupervisor(opts: SupervisorOptions): Supervisor {
   return new SupervisorRuntime(opts);
 }
 
@@ -69,7 +80,10 @@ class SupervisorRuntime implements Supervisor {
   /** Which campaign controls which remote context (the claim rule's fact), kept as views change. */
   private readonly controllers = new ContextControllers();
   private heartbeat: Heartbeat | null = null;
-  private owner: HostingRight | null = null;
+  /** The right to host; losing it stops every actor (`stopForLostRight`). */
+  private readonly hosting: Hosting;
+  /** The remote every campaign call goes through: refused without a valid hosting fence. */
+  private readonly remote: A2AClient | null;
   private firstSweep: Promise<SweepReport> | null = null;
 
   constructor(private readonly opts: SupervisorOptions) {
@@ -83,9 +97,9 @@ class SupervisorRuntime implements Supervisor {
     });
     this.decisions = supervisorDecisions({ config: this.config, metrics: this.metrics, logger: this.logger, injected: opts.decisions });
     this.link = new RemoteLink(this.config, this.logger, this.metrics, opts.remote);
-    this.ownership =
-      opts.ownership ??
-      stateRootOwnership({ root: this.config.stateRoot, onLost: (reason) => this.logger.error({ code: 'state_root_taken_over', reason }, 'another process took over the state root') });
+    this.ownership = opts.ownership ?? stateRootOwnership({ root: this.config.stateRoot });
+    this.hosting = new Hosting(this.logger, (reason) => this.stopForLostRight(reason));
+    this.remote = this.link.client ? fencedRemote(this.link.client, this.hosting) : null;
     this.gate = supervisorGate({
       system: () => this.system,
       store: () => this.requireStore(),
@@ -102,7 +116,7 @@ class SupervisorRuntime implements Supervisor {
       controllerOf: (contextId, exceptId) => this.controllers.controllerOf(contextId, exceptId),
       mutationInFlight: (id) => this.gate.mutationInFlight(id),
       argusAvailable: () => this.decisions.recentAvailability().argus.available,
-      view: (facts, snapshot, host) => this.views.summary(host, facts, snapshot),
+      view: (facts, snapshot, host, allowed) => this.views.summary(host, facts, snapshot, allowed),
       eventsFrom: (id, from) => this.readModel.getSnapshot().context.events.filter((e) => e.campaign_id === id && e.seq >= from),
       unusable: (id, failure) => this.unusable(id, failure),
       leaseTtlSeconds: this.config.leaseTtlSeconds,
@@ -144,7 +158,8 @@ class SupervisorRuntime implements Supervisor {
     const campaigns = this.system?.list().length ?? 0;
     const { config } = this;
     const remote = { remoteReachable: this.link.reachable, description: this.link.description, discovery: this.link.discovery };
-    return buildHealth({ config, lastSweep: this.heartbeat?.lastSweep ?? null, campaigns, corrupt, ...remote, decisions: this.decisions.availability() });
+    const hosting = { owner: this.hosting.owner, deposed: this.hosting.lost };
+    return buildHealth({ config, hosting, lastSweep: this.heartbeat?.lastSweep ?? null, campaigns, corrupt, ...remote, decisions: this.decisions.availability() });
   }
 
   status(): StatusView {
@@ -164,11 +179,13 @@ class SupervisorRuntime implements Supervisor {
     const req = parsed.data;
     const leaked = secretInRequest(req, [this.config.apiKey, this.config.a2aToken]);
     if (leaked) return fail(leaked);
+    const notOwner = await this.hosting.refusal(req.action === 'list' ? undefined : req.campaign_id);
+    if (notOwner) return fail(notOwner);
     const deps = this.routeDeps();
     if (!deps) return fail(apiError('invalid_request', 'The supervisor is not started.'));
     if (req.action === 'create' && options.idempotencyKey !== undefined) {
       const key = options.idempotencyKey;
-      return this.answering(() => this.gate.idempotent(req.campaign_id, key, { route: 'campaigns', body: req }, () => this.answering(() => campaignsRoute(deps, req))));
+      return this.answering(() => this.gate.idempotent(req.campaign_id, key, { route: 'campaigns', body: req }, (keep) => this.answering(() => campaignsRoute(deps, req, keep))));
     }
     return this.answering(() => campaignsRoute(deps, req));
   }
@@ -192,7 +209,7 @@ class SupervisorRuntime implements Supervisor {
       system,
       views: this.views,
       readModel: this.readModel,
-      remote: this.link.client,
+      remote: this.remote,
       controllerId: this.config.controllerId,
       now: this.now,
       activeStates: (id: string) => this.activeStates(id),
@@ -207,6 +224,8 @@ class SupervisorRuntime implements Supervisor {
     const req = parsed.data;
     const leaked = secretInRequest(req, [this.config.apiKey, this.config.a2aToken]);
     if (leaked) return fail(leaked);
+    const notOwner = await this.hosting.refusal(req.campaign_id);
+    if (notOwner) return fail(notOwner);
     const corrupt = this.system?.corrupt(req.campaign_id);
     if (corrupt) return fail(apiError('campaign_corrupt', `The campaign document failed closed (${corrupt.code}); it is reported, never replaced.`));
     const host = this.system?.host(req.campaign_id);
@@ -235,7 +254,7 @@ class SupervisorRuntime implements Supervisor {
     // is protected from a second process on the same root just as the CLI is.
     const right = await this.ownership.claim(WHOLE_STATE_ROOT);
     if (!right.ok) throw new StartupFailure(right.code, right.message);
-    this.owner = right;
+    this.hosting.hold(right);
     const concurrency = this.opts.concurrency ?? 64;
     // After a restart, re-read every campaign's remote status (read-only: no claim, no submit),
     // each as soon as its actor is up: the first complete read does not wait for the whole load.
@@ -248,9 +267,8 @@ class SupervisorRuntime implements Supervisor {
     try {
       await this.load(right, first ? (host) => first.add(host.id) : undefined, concurrency);
     } catch (error) {
-      this.owner = null;
       await this.link.close();
-      await right.release();
+      await this.hosting.release();
       throw error;
     }
     this.heartbeat = createHeartbeat({
@@ -290,7 +308,7 @@ class SupervisorRuntime implements Supervisor {
       inspect: this.opts.inspect,
       effects: {
         controllerId: this.config.controllerId,
-        remote: this.link.client,
+        remote: this.remote,
         now: this.now,
         onStatusRead: (...read) => this.statusRead(...read),
         readConcurrency,
@@ -301,6 +319,7 @@ class SupervisorRuntime implements Supervisor {
         },
       },
       ...systemHooks({ views, gate: this.gate, logger: this.logger, controllers: this.controllers }),
+      onFenceStale: (_id, stale) => this.hosting.lose(stale.reason),
     });
     views.beginLoad();
     try {
@@ -343,13 +362,18 @@ class SupervisorRuntime implements Supervisor {
     return host.tick(this.actions.tick(host, host.getSnapshot()), settled);
   }
 
+  /** Every covered actor stops at once and for good; the heartbeat skips them (not running). */
+  private stopForLostRight(reason: string): void {
+    const stale = failure('fence_stale', `this process lost the right to host: ${reason}`);
+    for (const host of this.system?.hosts() ?? []) host.stopForLostRight(stale);
+  }
+
   async stop(): Promise<void> {
     await this.heartbeat?.stop();
     await this.system?.stop();
     await this.link.close();
     await this.decisions.close();
-    await this.owner?.release();
-    this.owner = null;
+    await this.hosting.release();
   }
 
   sweep(): Promise<SweepReport> {

@@ -111,6 +111,20 @@ describe('readProposal', () => {
     for (const raw of ['[]', '42', 'null']) expect(await readProposal(await withFile(raw), EVENT_ID)).toEqual({ status: 'invalid', code: 'proposal_invalid' });
   });
 
+  it('a key written twice (the reader sees observe, JSON.parse cancel) → proposal_invalid, however spelled or placed', async () => {
+    const tail = `"decision_id":"dec-7","event_key":"${EVENT_ID}","reason":"r","evidence_refs":[]`;
+    for (const raw of [
+      `{"kind":"observe","kind":"cancel",${tail}}`,
+      `{"kind":"observe","k\\u0069nd":"cancel",${tail}}`,
+      `{"kind":"cancel",${tail},"reason":"again"}`,
+    ]) {
+      expect(JSON.parse(raw)).toBeTypeOf('object'); // valid JSON: only the repeated key is wrong
+      expect(await readProposal(await withFile(raw), EVENT_ID), raw).toEqual({ status: 'invalid', code: 'proposal_invalid' });
+    }
+    // The same keys once each still read as found.
+    expect(await readProposal(await withFile(`{"kind":"cancel",${tail}}`), EVENT_ID)).toMatchObject({ status: 'found', proposal: { kind: 'cancel' } });
+  });
+
   it('not JSON, or not UTF-8 → proposal_not_json', async () => {
     expect(await readProposal(await withFile('{"decision_id": '), EVENT_ID)).toEqual({ status: 'invalid', code: 'proposal_not_json' });
     expect(await readProposal(await withFile(Buffer.from([0x7b, 0xff, 0xfe, 0x7d])), EVENT_ID)).toEqual({ status: 'invalid', code: 'proposal_not_json' });

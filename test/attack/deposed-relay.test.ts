@@ -1,8 +1,8 @@
 /**
  * Attack on the ownership seam from the relay's side: a supervisor that holds a campaign's lease
  * is deposed (owner.json names another owner with a greater fence). Its journal write is fenced,
- * so an intervene must send nothing and answer 503 hosting_lost; its heartbeat may keep reading
- * but writes nothing. Real loopback simulator, real store.
+ * so an intervene must send nothing and answer 503 not_owner; its heartbeat then reads and
+ * writes nothing (its actors are stopped). Real loopback simulator, real store.
  */
 import * as fsp from 'node:fs/promises';
 import path from 'node:path';
@@ -16,7 +16,7 @@ afterEach(async () => {
 });
 
 describe('a deposed supervisor holding a lease', () => {
-  it('relays nothing and answers hosting_lost', async () => {
+  it('relays nothing and answers not_owner', async () => {
     world = await authorityWorld();
     const w = world;
     const taskId = await attached(w, 'c1', 'training');
@@ -29,10 +29,12 @@ describe('a deposed supervisor holding a lease', () => {
     const bytes = await fsp.readFile(doc);
 
     const answer = await w.act({ campaign_id: 'c1', action: 'intervene', epoch: claimed.value.lease.epoch, instruction: 'lower lr' });
-    expect(answer.ok ? 'ok' : answer.error!.code).toBe('hosting_lost');
+    expect(answer.ok ? 'ok' : answer.error!.code).toBe('not_owner');
     expect(w.sim.stats().requests['opentraining.control/intervene'] ?? 0).toBe(0);
     w.sim.advance(taskId);
+    const reads = w.sim.stats().requests;
     await w.supervisor.sweep();
+    expect(w.sim.stats().requests).toEqual(reads);
     expect(await fsp.readFile(doc)).toEqual(bytes);
     const again = await w.act({ campaign_id: 'c1', action: 'intervene', epoch: claimed.value.lease.epoch, instruction: 'lower lr' });
     expect(again.ok).toBe(false);

@@ -110,6 +110,18 @@ describe('errors: one line, a stable code, an exit code', () => {
     failed(await w.cli(['campaigns', 'create', '--id', 'err-2', '--objective', 'o', '--task', 'no-such-task']), 1, 'remote_task_not_found');
   });
 
+  it('an observe whose read failed is read_failed, exit 1, never `ok`', async () => {
+    const [task] = await w.sim.tasks(1, 'training');
+    ok(await w.cli(['campaigns', 'create', '--id', 'read-1', '--objective', 'o', '--task', task!]));
+    const armed = await fetch(`${w.sim.origin}/_sim/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ kind: 'http-5xx', count: 2, methods: ['GetTask', 'tasks/get'] }) });
+    expect(armed.status).toBe(200);
+    expect(failed(await w.cli(['act', 'read-1', 'observe']), 1, 'read_failed')).toMatch(/^read_failed: The remote status read failed \(remote_http_status\)/);
+    // --json too: the failure is the API's error, on stderr, exit 1.
+    failed(await w.cli(['act', 'read-1', 'observe', '--json']), 1, 'read_failed');
+    await fetch(`${w.sim.origin}/_sim/faults`, { method: 'DELETE' });
+    expect(ok(await w.cli(['act', 'read-1', 'observe']))).toMatch(/^observe read-1: ok \(/);
+  });
+
   it('usage errors exit 2 before anything is sent', async () => {
     for (const args of [
       ['act', 'err-1', 'frobnicate'],

@@ -9,6 +9,8 @@ export interface SseFrame {
   event: string | null;
   data: string | null;
   comment: string | null;
+  /** The frame's `id:` line, if any (the server gives public frames their event id). */
+  id?: string | null;
 }
 
 export interface SseStream {
@@ -47,6 +49,7 @@ export function openSse(url: string, headers: Record<string, string> = {}, socke
           const frame: SseFrame = { event: null, data: null, comment: null };
           for (const line of block.split('\n')) {
             if (line.startsWith(':')) frame.comment = line.slice(1).trim();
+            else if (line.startsWith('id: ')) frame.id = line.slice(4);
             else if (line.startsWith('event: ')) frame.event = line.slice(7);
             else if (line.startsWith('data: ')) frame.data = frame.data === null ? line.slice(6) : `${frame.data}\n${line.slice(6)}`;
           }

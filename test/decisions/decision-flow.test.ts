@@ -65,4 +65,20 @@ describe('a completed attempt, decided by Argus', () => {
     expect(w.argusMessages()).toHaveLength(1);
     expect(await w.modelCalls('argus')).toBe(1);
   });
+
+  it('a fresh Reviewer verdict with no proposal file: rejected no_proposal in the view and the wake log, nothing relayed (issue 19, defect 10)', async () => {
+    const w = await decisionWorld(scope);
+    // `proposal: null`: the simulated mission writes no file (left out, it writes an observe).
+    w.writeScript({ '*': { reply: 'task', verdict: 'complete', proposal: null } });
+    await boundCampaign(w);
+    await w.sweepUntil(() => summaryOf(w.supervisor, 'c1').remote.state === 'completed');
+    await w.sweepUntil(() => summaryOf(w.supervisor, 'c1').decisions.last !== null && summaryOf(w.supervisor, 'c1').attention === 'idle');
+    const view = summaryOf(w.supervisor, 'c1');
+    expect(view.decisions.last).toMatchObject({ outcome: 'rejected', code: 'no_proposal' });
+    expect(view.decisions.reviewer_verdict).toBe('rejected');
+    const doc = JSON.parse(readFileSync(path.join(w.stateRoot, 'campaigns', 'c1.json'), 'utf8')) as { wake: { requests: { target: string; settled?: { outcome: string; code: string | null } }[] } };
+    expect(doc.wake.requests.filter((r) => r.target === 'argus').map((r) => r.settled)).toEqual([expect.objectContaining({ outcome: 'rejected', code: 'no_proposal' })]);
+    expect(journalOf(w)).toHaveLength(0);
+    expect(w.argusMessages()).toHaveLength(1);
+  });
 });

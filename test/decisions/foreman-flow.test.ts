@@ -11,9 +11,11 @@
  * hand-written remote whose frames the test sets (scripted-remote.ts).
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { canary } from '../fixtures/canary.js';
 import { createScope } from '../fixtures/supervisor-harness.js';
 import { decisionWorld } from './decision-world.js';
-import { boundCampaign, evidenceWorld, journalOf, outboxOf, publishCheckpoint, splitEnvelope, sweeps, taskMutations, toolCalls, view } from './flow-helpers.js';
+import { bindTask, boundCampaign, docOf, evidenceWorld, journalOf, outboxOf, publishCheckpoint, splitEnvelope, sweeps, taskMutations, toolCalls, view } from './flow-helpers.js';
+import { startScriptedRemote } from './scripted-remote.js';
 
 const scope = createScope();
 afterEach(() => scope.dispose());
@@ -141,5 +143,36 @@ describe('a Foreman directive that asks for Argus', () => {
     expect(block).toContain(hint);
     expect(outside).not.toContain('steer-hint-7f3a');
     expect(outside).not.toContain('STEER_WORKER');
+  });
+});
+
+describe('Foreman off, evidence arriving (issue 19, gap 16)', () => {
+  it('a Foreman-only evidence wake wakes nobody: no Argus turn, no Foreman child; a completion then wakes Argus once', async () => {
+    const token = canary('evidence-off-token');
+    const remote = scope.defer(await startScriptedRemote({ token }), (r) => r.close());
+    const w = await decisionWorld(scope, { url: remote.base, token });
+    w.writeScript({ '*': { reply: 'task', verdict: 'complete' } });
+    const taskId = remote.addTask({ state: 'working', stage: 'train', statusText: 'step 100/1000 loss 2.1' });
+    await bindTask(w, taskId);
+    await sweeps(w, 2);
+
+    publishCheckpoint(remote, taskId);
+    await sweeps(w, 8);
+    // The evidence was read and recorded as Foreman's (its only audience), and nobody ran for it.
+    expect(docOf(w).wake.requests.map((r) => [r.target, r.dedupeKey])).toEqual([['foreman', `artifact:${taskId}:ckpt-500`]]);
+    expect(w.argusMessages()).toEqual([]);
+    expect(await w.modelCalls('argus')).toBe(0);
+    expect(await w.modelCalls('foreman')).toBe(0);
+    expect(w.foremanRecords()).toEqual([]);
+    expect(view(w).attention).toBe('idle');
+    expect(view(w).decisions.last).toBeNull();
+
+    // The guard is about evidence only: the attempt's completion still wakes Argus, once.
+    remote.set(taskId, { state: 'completed', stage: 'train', statusText: 'done', artifacts: [{ id: 'ckpt-500', name: 'checkpoint-500.pt' }] });
+    await w.sweepUntil(() => view(w).decisions.last?.outcome === 'approved');
+    await sweeps(w, 2);
+    expect(w.argusMessages()).toHaveLength(1);
+    expect(splitEnvelope(w.argusMessages()[0]!.text).block).toMatch(/^event_class: ATTEMPT_COMPLETED$/m);
+    expect(await w.modelCalls('foreman')).toBe(0);
   });
 });

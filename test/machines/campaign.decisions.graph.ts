@@ -71,9 +71,6 @@ describe('decision boundaries: the verdict, Foreman, the remote\'s question, by 
       else if (v.status === 'question') {
         expect([label, isIn(e.nextState, `${ATT}.needs-you`), relayed, e.nextState.context.pendingQuestion]).toEqual([label, true, false, expect.objectContaining({ key: `argus-${v.itemId}-${c.argus.receipts + 1}`, source: 'argus', itemId: v.itemId })]);
         expect(settled).toEqual([expect.objectContaining({ outcome: 'question' })]);
-      } else if (v.status === 'rejected' && v.code === 'no_proposal') {
-        // The Reviewer approved a mission that proposed nothing: settled approved, nothing relayed.
-        expect([label, where, settled, relayed]).toEqual([label, idle, [expect.objectContaining({ outcome: 'approved', code: 'no_proposal' })], false]);
       } else if (v.status === 'rejected') expect([label, where, settled, relayed]).toEqual([label, idle, [expect.objectContaining({ outcome: 'rejected', code: v.code })], false]);
       else if (out.ok && out.consumed) expect([label, where, settled, relayed]).toEqual([label, idle, [expect.objectContaining({ outcome: 'consumed', code: 'decision_consumed' })], false]);
       else if (v.kind === 'observe') expect([label, where, settled, relayed]).toEqual([label, idle, [expect.objectContaining({ outcome: 'approved' })], false]);

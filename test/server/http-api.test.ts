@@ -6,6 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHttpServer, listen, API_PREFIX } from '../../server/http-server.js';
+import { NO_BACKOFF } from './session-fixture.js';
 import { startSimulator, type RunningSimulator } from '../../simulator/index.js';
 import { captureLogs } from '../fixtures/log-capture.js';
 import {
@@ -43,7 +44,8 @@ beforeEach(async () => {
   const stateRoot = await tempStateRoot(scope);
   const { logger, lines } = captureLogs('trace');
   const started = await startTestSupervisor(scope, { stateRoot, url: sim.url, token: TOKEN, apiKey: KEY, logger });
-  const app = scope.defer(createHttpServer({ supervisor: started.supervisor, apiKey: KEY, logger }), (a) => a.close());
+  // These tests are about which credentials are refused, not the back-off (test/server/auth-throttle.test.ts).
+  const app = scope.defer(createHttpServer({ supervisor: started.supervisor, apiKey: KEY, logger, authThrottle: NO_BACKOFF }), (a) => a.close());
   const base = (await listen(app, { kind: 'tcp', host: '127.0.0.1', port: 0 })).replace('[::1]', '127.0.0.1');
   const answers: HttpAnswer[] = [];
   const raw = async (url: string, init: Parameters<typeof httpCall>[1]) => {

@@ -8,6 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createKeyCheck } from '../../server/auth.js';
 import { API_PREFIX, createHttpServer, listen } from '../../server/http-server.js';
+import { NO_BACKOFF } from './session-fixture.js';
 import { canary } from '../fixtures/canary.js';
 import { captureLogs } from '../fixtures/log-capture.js';
 import { attach, createScope, httpCall, startTestSupervisor, tempStateRoot } from '../fixtures/supervisor-harness.js';
@@ -21,7 +22,8 @@ async function served() {
   const stateRoot = await tempStateRoot(scope);
   const logs = captureLogs();
   const { supervisor } = await startTestSupervisor(scope, { stateRoot, url: null });
-  const app = scope.defer(createHttpServer({ supervisor, apiKey: KEY, logger: logs.logger }), (a) => a.close());
+  // Counting and logging of refusals, not the back-off (test/server/auth-throttle.test.ts): 70 wrong keys stay 401.
+  const app = scope.defer(createHttpServer({ supervisor, apiKey: KEY, logger: logs.logger, authThrottle: NO_BACKOFF }), (a) => a.close());
   const base = (await listen(app, { kind: 'tcp', host: '127.0.0.1', port: 0 })).replace('[::1]', '127.0.0.1');
   const metrics = async () => {
     const answer = await httpCall(`${base}/metrics`, { headers: { 'x-api-key': KEY } });

@@ -9,6 +9,9 @@ import { canary } from '../fixtures/canary.js';
 import { captureLogs } from '../fixtures/log-capture.js';
 import { startTestSupervisor, tempStateRoot, type Scope, type TestSupervisor } from '../fixtures/supervisor-harness.js';
 
+/** A throttle that never backs off, for tests about which keys are refused (the back-off has its own test). */
+export const NO_BACKOFF = { freeFailures: 1_000_000, globalFailuresPerMinute: 1_000_000 } as const;
+
 /** A stand-in statechart (the real one is tested in test/chart and the browser tests). */
 export const CHART_STUB = '<svg xmlns="http://www.w3.org/2000/svg"><style>.argus-chart .state&gt;rect{fill:#fff}</style><g data-state="campaign"/></svg>';
 

@@ -1,7 +1,8 @@
 /**
  * A supervisor whose right to host was taken over (owner.json now names another owner with a
- * greater fence) refuses every document write: the API answers 503 `hosting_lost` with one
- * sentence, logs it at error, and the documents on disk stay exactly as they were.
+ * greater fence) refuses every campaign call before it writes anything: the API answers 503
+ * `not_owner` with one sentence, logs it at error, and the documents on disk stay exactly as
+ * they were. (Before its actors stopped on a lost right, each write answered `hosting_lost`.)
  */
 import * as fsp from 'node:fs/promises';
 import path from 'node:path';
@@ -21,7 +22,7 @@ const apiKey = canary('api-key');
 const token = canary('remote-token');
 
 describe('a supervisor deposed by a takeover', () => {
-  it('answers 503 hosting_lost to every write, logs it, and changes nothing on disk', async () => {
+  it('answers 503 not_owner to every write, logs it, and changes nothing on disk', async () => {
     const stateRoot = await tempStateRoot(scope);
     const sim = scope.defer(await startSimulator({ port: 0, token }), (s) => s.close());
     const { logger, lines } = captureLogs('info');
@@ -45,12 +46,12 @@ describe('a supervisor deposed by a takeover', () => {
       await post('campaign_action', { campaign_id: 'c1', action: 'pause' }),
       await post('campaigns', { action: 'create', campaign_id: 'c2', objective: 'o', remote_task_id: taskId }),
     ]) {
-      expect([answer.status, answer.json.error?.code]).toEqual([503, 'hosting_lost']);
+      expect([answer.status, answer.json.error?.code]).toEqual([503, 'not_owner']);
       expect(answer.json.error?.message).toMatch(/^[^.]+\.$/);
     }
     expect(await fsp.readFile(documentPath(stateRoot, 'c1'))).toEqual(bytes);
     await expect(fsp.stat(documentPath(stateRoot, 'c2'))).rejects.toMatchObject({ code: 'ENOENT' });
-    const logged = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.level === 50 && l.code === 'hosting_lost');
+    const logged = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.level === 50 && l.code === 'not_owner');
     expect(logged.map((l) => l.campaignId)).toEqual(['c1', 'c2']);
     // The lost right is noticed once, and stop() leaves the new owner's record alone.
     expect(lines.filter((l) => l.includes('state_root_taken_over'))).toHaveLength(1);

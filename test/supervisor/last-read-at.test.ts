@@ -61,6 +61,7 @@ describe('last_read_at', () => {
     // A failed read is not a read: last_read_at stays where the last success put it.
     remote.setMode('missing-task');
     clock += 120_000;
-    expect(await supervisor.observe('c1')).toMatchObject({ ok: true, value: { read_error: { code: 'task_not_found' }, campaign: { remote: { last_read_at: secondRead } } } });
+    expect(await supervisor.observe('c1')).toMatchObject({ ok: false, error: { code: 'read_failed', read_code: 'task_not_found' } });
+    expect(summaryOf(supervisor, 'c1').remote.last_read_at).toBe(secondRead);
   });
 });

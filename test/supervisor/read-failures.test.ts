@@ -11,6 +11,7 @@ import {
   eventsOf,
   kindsOf,
   observe,
+  observeFailing,
   startTestSupervisor,
   summaryOf,
   tempStateRoot,
@@ -35,7 +36,7 @@ describe('consecutive read failures', () => {
       sim.injectFaults({ kind: 'http-5xx', count: times, methods: ['GetTask'] });
       for (let i = 0; i < times; i++) {
         const r = await supervisor.observe('c1');
-        expect(r).toMatchObject({ ok: true, value: { read_error: { code: expect.any(String) } } });
+        expect(r).toMatchObject({ ok: false, error: { code: 'read_failed', read_code: expect.any(String) } });
       }
     };
 
@@ -93,7 +94,7 @@ describe('consecutive read failures', () => {
       expect(await ticks(supervisor, 'failed')).toBe(1);
     }
     // Explicit observes still read (and fail); the third raises the CRITICAL, never ATTEMPT_COMPLETED.
-    await observe(supervisor, 'c1', 2);
+    expect(await observeFailing(supervisor, 'c1', 2)).toEqual(['remote_unreachable', 'remote_unreachable']);
     expect(kindsOf(supervisor, 'c1')).toEqual(['CRITICAL']);
     expect(summaryOf(supervisor, 'c1').consecutive_read_failures).toBe(3);
   });

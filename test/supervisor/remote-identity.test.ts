@@ -31,7 +31,8 @@ describe('an answer about another task', () => {
 
     f.remote.setMode('wrong-task');
     const lied = await act(f, 'observe');
-    expect(lied.json).toMatchObject({ ok: true, changed: true, read_error: { code: 'remote_payload_invalid' } });
+    expect(lied.status).toBe(502);
+    expect(lied.json).toMatchObject({ ok: false, error: { code: 'read_failed', read_code: 'remote_payload_invalid' } });
     expect(summaryOf(f.supervisor, 'c1')).toMatchObject({ consecutive_read_failures: 1, remote: { task_id: 'task-A', context_id: 'ctx-A' } });
     const doc = await readDocument(f.stateRoot, 'c1');
     expect(doc.remote.contextId).toBe('ctx-A');
@@ -67,7 +68,7 @@ describe('an answer about another task', () => {
     await create(f);
     await act(f, 'observe');
     f.remote.setMode('wrong-context');
-    expect((await act(f, 'observe')).json).toMatchObject({ read_error: { code: 'remote_payload_invalid' } });
+    expect((await act(f, 'observe')).json).toMatchObject({ ok: false, error: { code: 'read_failed', read_code: 'remote_payload_invalid' } });
     expect(summaryOf(f.supervisor, 'c1').remote.context_id).toBe('ctx-A');
     expect(machineContext(await readDocument(f.stateRoot, 'c1')).remote!.contextId).toBe('ctx-A');
   });
@@ -118,7 +119,7 @@ describe('a task that disappears later', () => {
     await create(f);
     await act(f, 'observe');
     f.remote.setMode('missing-task');
-    for (let i = 0; i < 5; i++) expect((await act(f, 'observe')).json).toMatchObject({ read_error: { code: 'task_not_found' } });
+    for (let i = 0; i < 5; i++) expect((await act(f, 'observe')).json).toMatchObject({ ok: false, error: { code: 'read_failed', read_code: 'task_not_found' } });
 
     const criticals = eventsOf(f.supervisor, 'c1').filter((e) => e.kind === 'CRITICAL');
     expect(criticals).toHaveLength(1);

@@ -13,6 +13,7 @@ import {
   kindsOf,
   metricValue,
   observe,
+  observeFailing,
   readDocument,
   startTestSupervisor,
   storeWrites,
@@ -171,7 +172,7 @@ describe('a duplicate remote revision', () => {
 
     // The next event on this campaign takes the next id (a CRITICAL after three failed reads).
     sim.injectFaults({ kind: 'http-5xx', count: 3, methods: ['GetTask'] });
-    await observe(second.supervisor, 'c1', 3);
+    expect(await observeFailing(second.supervisor, 'c1', 3)).toEqual(['remote_http_status', 'remote_http_status', 'remote_http_status']);
     expect(eventsOf(second.supervisor, 'c1').map((e) => `${e.id} ${e.kind}`)).toEqual([
       'c1:1 STAGE_TRANSITION',
       'c1:2 STAGE_TRANSITION',

@@ -44,7 +44,7 @@ export interface Connection {
   /** `POST <API_PREFIX>/<route>` with a JSON body; resolves to the answer's body on `ok: true`. */
   post(route: string, body: unknown, headers?: Record<string, string>): Promise<Record<string, any>>;
   /** A raw GET (the event stream); the caller reads the response. */
-  get(pathAndQuery: string): Promise<http.IncomingMessage>;
+  get(pathAndQuery: string, headers?: Record<string, string>): Promise<http.IncomingMessage>;
 }
 
 export function resolveTarget(env: NodeJS.ProcessEnv): Target {
@@ -107,7 +107,7 @@ export async function connect(env: NodeJS.ProcessEnv = process.env): Promise<Con
       const res = await request('POST', `${API_PREFIX}/${route}`, headers, JSON.stringify(body));
       return answerOf(res, target);
     },
-    get: (pathAndQuery) => request('GET', pathAndQuery, { accept: 'text/event-stream' }),
+    get: (pathAndQuery, headers = {}) => request('GET', pathAndQuery, { accept: 'text/event-stream', ...headers }),
   };
 }
 

@@ -6,6 +6,7 @@
  * The stream ending from the server's side is `stream_closed` (exit 1); Ctrl-C exits 0.
  * @module
  */
+import type http from 'node:http';
 import type { Command } from 'commander';
 import { isValidCampaignId } from '../../../persistence/campaign-id.js';
 import { API_PREFIX, ClientError, answerOf, type Connection } from './connection.js';
@@ -40,16 +41,40 @@ export function registerEvents(program: Command): void {
 
 async function follow(conn: Connection, opts: EventsOptions): Promise<void> {
   const query = opts.campaign !== undefined ? `?campaign_id=${encodeURIComponent(opts.campaign)}` : '';
-  const res = await conn.get(`${API_PREFIX}/events${query}`);
-  if (res.statusCode !== 200) {
-    await answerOf(res, conn.target);
-    throw new ClientError('invalid_response', `${conn.target.label} answered HTTP ${res.statusCode} to the event stream`);
-  }
   process.once('SIGINT', () => process.exit(0));
-  const holder = await controllerId(conn);
   const print = (line: string) => process.stdout.write(`${terminalSafe(line)}\n`);
   // A read that changed nothing but `last_read_at` repeats the line: a person sees it once.
   const lastLine = new Map<string, string>();
+  let holder: string | null | undefined;
+  // A key-opened stream ends after its lifetime with `event: reconnect`: connect again, and the
+  // server resends the public events after the last id seen (docs/api.md).
+  let lastEventId: string | null = null;
+  for (let connection = 0; ; connection++) {
+    const res = await conn.get(`${API_PREFIX}/events${query}`, lastEventId ? { 'last-event-id': lastEventId } : {});
+    if (res.statusCode !== 200) {
+      await answerOf(res, conn.target);
+      throw new ClientError('invalid_response', `${conn.target.label} answered HTTP ${res.statusCode} to the event stream`);
+    }
+    holder ??= await controllerId(conn);
+    const said = await readStream(res, (frame) => {
+      if (frame.id) lastEventId = frame.id;
+      if (frame.event === 'reconnect' || (frame.event === 'hello' && connection > 0)) return;
+      if (opts.json) return print(jsonText({ event: frame.event, data: frame.data }));
+      const line = humanLine(frame, conn.target.label, holder ?? null);
+      if (frame.event === 'campaign') {
+        const id = String(frame.data?.campaign?.campaign_id);
+        if (lastLine.get(id) === line) return;
+        lastLine.set(id, line);
+      }
+      print(frame.event === 'campaign' ? `${new Date().toISOString()}  ${line}` : line);
+    });
+    if (!said.has('reconnect')) throw new ClientError('stream_closed', `${conn.target.label} closed the event stream`);
+  }
+}
+
+/** Reads one stream to its end, frame by frame; returns the event names seen. */
+async function readStream(res: http.IncomingMessage, onFrame: (frame: { event: string; data: any; id: string | null }) => void): Promise<Set<string>> {
+  const seen = new Set<string>();
   let buffered = '';
   res.setEncoding('utf8');
   for await (const chunk of res) {
@@ -59,34 +84,27 @@ async function follow(conn: Connection, opts: EventsOptions): Promise<void> {
       const frame = parseFrame(buffered.slice(0, at));
       buffered = buffered.slice(at + 2);
       if (!frame) continue;
-      if (opts.json) {
-        print(jsonText(frame));
-        continue;
-      }
-      const line = humanLine(frame, conn.target.label, holder);
-      if (frame.event === 'campaign') {
-        const id = String(frame.data?.campaign?.campaign_id);
-        if (lastLine.get(id) === line) continue;
-        lastLine.set(id, line);
-      }
-      print(frame.event === 'campaign' ? `${new Date().toISOString()}  ${line}` : line);
+      seen.add(frame.event);
+      onFrame(frame);
     }
   }
-  throw new ClientError('stream_closed', `${conn.target.label} closed the event stream`);
+  return seen;
 }
 
-function parseFrame(block: string): { event: string; data: any } | null {
+function parseFrame(block: string): { event: string; data: any; id: string | null } | null {
   let event: string | null = null;
+  let id: string | null = null;
   const data: string[] = [];
   for (const line of block.split('\n')) {
     if (line.startsWith('event: ')) event = line.slice(7);
     else if (line.startsWith('data: ')) data.push(line.slice(6));
+    else if (line.startsWith('id: ')) id = line.slice(4);
   }
   if (event === null) return null; // a keepalive comment
   try {
-    return { event, data: JSON.parse(data.join('\n')) };
+    return { event, data: JSON.parse(data.join('\n')), id };
   } catch {
-    return { event, data: null };
+    return { event, data: null, id };
   }
 }
 
