@@ -7,7 +7,7 @@
  */
 import type { SnapshotFrom } from 'xstate';
 import type { CampaignMachine } from '../../machines/campaign.machine.js';
-import { describeStates } from '../../machines/campaign.projection.js';
+import { authorityAt, describeStates } from '../../machines/campaign.projection.js';
 import type { CampaignDocument } from '../../persistence/campaign-document.js';
 import type { CampaignSummary, PublicEventView } from '../api/read-model.js';
 
@@ -40,6 +40,11 @@ export interface ViewExtras {
   lastReadAt: string | null;
   /** Computed each time the view is read (it asks `can()` of every operator action, live). */
   allowedActions: () => string[];
+  /**
+   * The clock a view is read at, with `allowedActions` asked afresh then: a controlling view read
+   * past its lease's `expires_at` shows `control-lost` and no lease, whatever was projected before.
+   */
+  readAt?: { now: () => Date; allowedActions: () => string[] };
 }
 
 export function projectCampaign(facts: CampaignFacts, snapshot: CampaignSnapshot, extras: ViewExtras): CampaignSummary {
@@ -77,7 +82,23 @@ export function projectCampaign(facts: CampaignFacts, snapshot: CampaignSnapshot
     consecutive_read_failures: ctx.readFailures.consecutive,
     allowed_actions: [] as string[],
   };
-  return withLazyAllowedActions(summary, extras.allowedActions);
+  const lazy = withLazyAllowedActions(summary, extras.allowedActions);
+  return controlling && extras.readAt ? withLeaseExpiry(lazy, snapshot, extras.readAt) : lazy;
+}
+
+/**
+ * A controlling view is judged again each time it is read: past `expires_at` (the chart's own
+ * lease-expiry guard, `authorityAt`) it says `control-lost` with no lease, and its allowed
+ * actions are asked again at that moment, so none needs the lapsed lease.
+ */
+function withLeaseExpiry(summary: CampaignSummary, snapshot: CampaignSnapshot, readAt: NonNullable<ViewExtras['readAt']>): CampaignSummary {
+  const held = { state: summary.state, lease: summary.lease, allowed: Object.getOwnPropertyDescriptor(summary, 'allowed_actions')!.get! };
+  const lapsed = () => authorityAt(snapshot, readAt.now().toISOString()) !== 'controlling';
+  const define = (key: keyof CampaignSummary, get: () => unknown) => Object.defineProperty(summary, key, { enumerable: true, configurable: true, get });
+  define('state', () => (lapsed() ? 'control-lost' : held.state));
+  define('lease', () => (lapsed() ? { mode: 'observer', epoch: null, expires_at: null } : held.lease));
+  define('allowed_actions', () => (lapsed() ? readAt.allowedActions() : held.allowed()));
+  return summary;
 }
 
 const APPROVED = new Set(['relayed', 'approved', 'held', 'refused', 'consumed']);
