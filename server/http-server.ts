@@ -58,6 +58,10 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
   // An API client with the key, or the page with its session (and its CSRF token on every POST).
   const authorize = createRequestAuth(isAuthorized, sessions);
 
+  // Fastify parses text/plain by default; the API takes JSON only, so such a body is 415 (as
+  // docs/api.md says), not a 400 about a string where an object was expected.
+  app.removeContentTypeParser('text/plain');
+
   app.setErrorHandler((error: { statusCode?: number; code?: string; message?: string; stack?: string }, req, reply) => {
     // Fastify's own parse/size errors become our stable shape; nothing from the body is echoed.
     const status = error.statusCode && error.statusCode < 500 ? error.statusCode : 500;

@@ -9,9 +9,9 @@
  */
 import { rename, rm, writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { chartJson, chartMermaid, chartModel, renderChart } from '../../services/chart/index.js';
+import { chartJson, chartMermaid, chartModel, renderChart, renderOverview } from '../../services/chart/index.js';
 
-export const CHART_FORMATS = ['svg', 'mermaid', 'json'] as const;
+export const CHART_FORMATS = ['svg', 'overview', 'mermaid', 'json'] as const;
 export type ChartFormat = (typeof CHART_FORMATS)[number];
 
 export interface ChartInput {
@@ -29,6 +29,8 @@ export interface ChartOutput {
 export async function chartText(format: ChartFormat): Promise<string> {
   // Always a fresh layout: this is what writes docs/statechart.svg.
   if (format === 'svg') return (await renderChart()).svg;
+  // The operator overview (docs/statechart-overview.svg), also always laid out fresh.
+  if (format === 'overview') return (await renderOverview()).svg;
   const model = chartModel();
   return format === 'mermaid' ? chartMermaid(model) : chartJson(model);
 }
@@ -61,7 +63,7 @@ export async function runChart(input: ChartInput): Promise<ChartOutput> {
 export function registerChart(program: Command): void {
   program
     .command('chart')
-    .description('Write the campaign statechart, rendered from the machine definition: svg (the page\'s picture), mermaid (stateDiagram-v2) or json (the model).')
+    .description('Write the campaign statechart, rendered from the machine definition: svg (the full chart), overview (the operator overview, in words), mermaid (stateDiagram-v2) or json (the model).')
     .option('--format <format>', `one of ${CHART_FORMATS.join(', ')}`, 'svg')
     .option('--out <file>', 'write to this file instead of stdout')
     .action(async (opts: { format: string; out?: string }) => {

@@ -209,7 +209,7 @@ function portNumber(raw: string): number {
 export function registerDemo(program: Command): void {
   program
     .command('demo')
-    .description('Supervise two simulated training campaigns end to end and narrate only what a person needs to see.')
+    .description('Supervise three simulated campaigns end to end (a training task, a blocker the operator answers, one the simulated Argus decides) and narrate only what a person needs to see.')
     .option('--state-root <dir>', 'keep the campaign documents in this folder (default: a temp folder, removed at the end)')
     .option('--max-polls <n>', 'reads per campaign before giving up', positiveInt, DEFAULT_MAX_POLLS)
     .option('--json', 'print only one JSON report {exitCode, tally, facts} on stdout (narration goes to stderr)')

@@ -16,10 +16,12 @@ const COMMANDS: Record<string, () => Promise<(program: Command) => void>> = {
   act: async () => (await import('./client/index.js')).registerAct,
   status: async () => (await import('./client/index.js')).registerStatus,
   events: async () => (await import('./client/index.js')).registerEvents,
+  // Generated from the whole tree: asking for it registers every command.
+  completion: async () => (await import('./client/completion.js')).registerCompletion,
 };
 
 export async function registerCommands(program: Command, argv: readonly string[] = process.argv.slice(2)): Promise<void> {
   const named = argv.find((arg) => !arg.startsWith('-'));
-  const wanted = named !== undefined && named in COMMANDS ? [named] : Object.keys(COMMANDS);
+  const wanted = named !== undefined && named in COMMANDS && named !== 'completion' ? [named] : Object.keys(COMMANDS);
   for (const name of wanted) (await COMMANDS[name]!())(program);
 }

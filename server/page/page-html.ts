@@ -15,6 +15,7 @@ const head = (title: string, extra = '') => `<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
 <link rel="stylesheet" href="/ui/static/app.css">
+<link rel="icon" href="/ui/static/favicon.svg" type="image/svg+xml">
 ${extra}</head>`;
 
 /** The login form; `error` is one of our own sentences, shown once. */
@@ -52,9 +53,13 @@ export function appPage(csrfToken: string): string {
 <main id="main" class="layout">
 <section id="campaigns" class="campaigns" aria-labelledby="campaigns-title">
 <h2 id="campaigns-title">Campaigns <span id="campaign-count" class="count"></span></h2>
-<div class="toolbar">
+<div class="toolbar" role="search">
+<label for="campaign-search">Search</label>
+<input id="campaign-search" type="search" placeholder="id or objective" maxlength="200" autocomplete="off">
 <label for="state-filter">Filter by state</label>
 <select id="state-filter"><option value="">all states</option></select>
+<label for="attention-filter">Filter by attention</label>
+<select id="attention-filter"><option value="">all</option></select>
 </div>
 <details class="attach">
 <summary>Attach a campaign to a remote task</summary>
@@ -67,8 +72,8 @@ export function appPage(csrfToken: string): string {
 </details>
 <div class="table-wrap">
 <table id="campaign-table" aria-describedby="list-help">
-<caption id="list-help">Select a campaign to see its statechart; arrow keys move between rows.</caption>
-<thead><tr><th scope="col">Campaign</th><th scope="col">State</th><th scope="col">Attention</th><th scope="col">Remote stage</th><th scope="col">Lease</th><th scope="col">Pending intent</th><th scope="col">Last read</th><th scope="col">Last change</th></tr></thead>
+<caption id="list-help">Click a row (or press Enter on its id) to see the campaign; arrow keys move between rows; a column heading sorts. The lease, the intent in doubt and the last read are in the detail.</caption>
+<thead><tr><th scope="col" data-sort="id" aria-sort="ascending"><button type="button" class="sort">Campaign</button></th><th scope="col" data-sort="state"><button type="button" class="sort">State</button></th><th scope="col" data-sort="attention"><button type="button" class="sort">Attention</button></th><th scope="col" data-sort="stage"><button type="button" class="sort">Stage</button></th><th scope="col" data-sort="change"><button type="button" class="sort">Last change</button></th></tr></thead>
 <tbody id="campaign-rows"></tbody>
 </table>
 </div>
@@ -76,6 +81,7 @@ export function appPage(csrfToken: string): string {
 <section id="detail" class="detail" aria-labelledby="detail-title" hidden>
 <h2 id="detail-title">Campaign</h2>
 <p id="detail-summary" class="summary"></p>
+<dl id="detail-facts" class="facts"></dl>
 <section id="needs-you" class="card needs-you" aria-labelledby="needs-you-title" hidden>
 <h3 id="needs-you-title">NEEDS YOU</h3>
 <p class="source">Asked by <span id="question-source"></span></p>
@@ -95,8 +101,22 @@ export function appPage(csrfToken: string): string {
 <section class="card chart-card" aria-labelledby="chart-title">
 <h3 id="chart-title">Statechart</h3>
 <p id="chart-active" class="chart-active"></p>
-<p class="chart-tools"><input type="checkbox" id="chart-fit"><label for="chart-fit">Fit the whole chart in the panel</label></p>
-<div id="chart" class="chart"></div>
+<p id="chart-time" class="chart-active"></p>
+<div class="chart-switch" role="group" aria-label="Which chart">
+<button type="button" id="show-overview" aria-pressed="true">Overview</button>
+<button type="button" id="show-full" aria-pressed="false">Full chart</button>
+</div>
+<div id="overview" class="overview"></div>
+<div id="full-chart" hidden>
+<p class="chart-tools">
+<button type="button" id="chart-zoom-in" aria-label="Zoom in">+</button>
+<button type="button" id="chart-zoom-out" aria-label="Zoom out">−</button>
+<button type="button" id="chart-fit">Fit</button>
+<button type="button" id="chart-focus">Focus the active state</button>
+<span class="hint">Drag to pan, wheel or +/− to zoom, arrow keys to pan, F to focus; click a compound state’s name to fold it; hover an arrow for its guards.</span>
+</p>
+<div id="chart" class="chart" tabindex="0" aria-label="The full statechart: drag to pan, wheel to zoom"></div>
+</div>
 </section>
 <section class="card" aria-labelledby="decision-title">
 <h3 id="decision-title">Last decision</h3>

@@ -18,6 +18,8 @@ export interface PageRoutesOptions {
   /** The API-key check (constant time, counts failures, throttled per client: server/auth-throttle.ts). */
   keyCheck: GuardedKeyCheck;
   chartSvg: () => Promise<string>;
+  /** The operator overview; the shipped one from services/chart by default. */
+  overviewSvg?: () => Promise<string>;
   /** Static assets; read from the package's server/page/static by default. */
   assets?: Map<string, StaticAsset>;
 }
@@ -84,6 +86,7 @@ const clearedCookie = `${SESSION_COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Ma
 export function registerPageRoutes(app: FastifyInstance, opts: PageRoutesOptions): void {
   const { sessions, keyCheck } = opts;
   const assets = opts.assets ?? loadStaticAssets();
+  const overviewSvg = opts.overviewSvg ?? (async () => (await import('../../services/chart/index.js')).overviewSvg());
 
   app.register(async (page) => {
     page.addHook('onSend', async (_req, reply, payload) => {
@@ -102,7 +105,9 @@ export function registerPageRoutes(app: FastifyInstance, opts: PageRoutesOptions
       const found = sessionOf(sessions, req.headers);
       // Not a warm-up of the chart here: its layout (about a second, once per process) runs on
       // the event loop and would hold up the login itself. The list shows first, the chart after.
-      if (!found) return html(reply, 200, loginPage(null));
+      // `?session=ended`: the page's script came back here after a 401 (a restart, an expiry).
+      const ended = (req.query as { session?: unknown }).session === 'ended';
+      if (!found) return html(reply, 200, loginPage(ended ? 'Your session has ended (the supervisor restarted, or the session expired): log in again.' : null));
       sessions.touch(found.id);
       return html(reply, 200, appPage(found.session.csrfToken));
     });
@@ -148,6 +153,22 @@ export function registerPageRoutes(app: FastifyInstance, opts: PageRoutesOptions
     page.get('/ui/chart.css', async (_req, reply) => {
       const css = svgStyles(await opts.chartSvg());
       return reply.type('text/css; charset=utf-8').header('cache-control', 'no-cache').send(css);
+    });
+
+    page.get('/ui/overview.svg', async (_req, reply) => {
+      const svg = await overviewSvg();
+      return reply.type('image/svg+xml; charset=utf-8').header('cache-control', 'no-cache').header('content-security-policy', SVG_POLICY).send(svg);
+    });
+    page.get('/ui/overview.css', async (_req, reply) => {
+      const css = svgStyles(await overviewSvg());
+      return reply.type('text/css; charset=utf-8').header('cache-control', 'no-cache').send(css);
+    });
+
+    // Browsers ask for /favicon.ico whatever the page links: the same icon, not a 404.
+    page.get('/favicon.ico', async (_req, reply) => {
+      const icon = assets.get('favicon.svg');
+      if (!icon) return reply.callNotFound();
+      return reply.type(icon.type).header('cache-control', 'max-age=86400').send(icon.body);
     });
 
     page.get('/ui/static/:name', async (req, reply) => {

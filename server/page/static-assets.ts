@@ -17,6 +17,7 @@ export interface StaticAsset {
 const TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
 };
 
 export function packageRoot(from: string = path.dirname(fileURLToPath(import.meta.url))): string {

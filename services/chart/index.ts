@@ -18,6 +18,8 @@ import { packageRoot } from '../../adapters/foreman/index.js';
 import { chartArrows } from './chart-arrows.js';
 import { chartJson, chartModel, type ChartModel } from './chart-model.js';
 import { renderSvg } from './chart-svg.js';
+import { chartOverview } from './chart-overview.js';
+import { renderOverviewSvg } from './overview-svg.js';
 
 export { activeStateIds } from './active-states.js';
 export { chartMermaid } from './chart-mermaid.js';
@@ -25,6 +27,7 @@ export { chartJson, chartModel, guardName } from './chart-model.js';
 export type { ChartEdge, ChartEdgeKind, ChartInvoke, ChartModel, ChartNode, ChartNodeType } from './chart-model.js';
 export { chartArrows, type Arrow, type ArrowLine } from './chart-arrows.js';
 export { xml } from './chart-svg.js';
+export { chartOverview, OVERVIEW_STATES, projectEdges, type Overview, type OverviewArrow, type OverviewState } from './chart-overview.js';
 
 export interface RenderedChart {
   svg: string;
@@ -87,4 +90,49 @@ async function campaignChart(): Promise<string> {
 function forget<T>(promise: Promise<T>, drop: () => void): Promise<T> {
   promise.catch(drop);
   return promise;
+}
+
+/**
+ * The operator overview (chart-overview.ts), drawn the same way: `overviewSvg()` serves the
+ * shipped docs/statechart-overview.svg while its digest (of the model and of the overview
+ * projected from it) matches, so serve loads no elkjs for it either.
+ */
+export const overviewDigest = (model: ChartModel): string =>
+  createHash('sha256').update(chartJson(model)).update(JSON.stringify(chartOverview(model))).digest('hex').slice(0, 16);
+
+export async function renderOverview(model: ChartModel = chartModel()): Promise<{ svg: string; width: number; height: number }> {
+  const { layoutOverview } = await import('./overview-layout.js');
+  const overview = chartOverview(model);
+  const layout = await layoutOverview(overview);
+  const svg = renderOverviewSvg(model, overview, layout, overviewDigest(model));
+  const [, w, h] = /width="(\d+)" height="(\d+)"/.exec(svg) ?? [];
+  return { svg, width: Number(w), height: Number(h) };
+}
+
+export const SHIPPED_OVERVIEW = (): string => path.join(packageRoot(), 'docs', 'statechart-overview.svg');
+
+let overview: Promise<string> | undefined;
+
+/** The campaign overview's SVG: the shipped file while current, else laid out once per process. */
+export function overviewSvg(): Promise<string> {
+  overview ??= forget(
+    (async () => {
+      const model = chartModel();
+      const stored = await storedSvg(SHIPPED_OVERVIEW(), overviewDigest(model));
+      return stored ?? (await renderOverview(model)).svg;
+    })(),
+    () => (overview = undefined),
+  );
+  return overview;
+}
+
+/** A stored SVG whose `data-model` is `digest`, else null. */
+async function storedSvg(file: string, digest: string): Promise<string | null> {
+  let svg: string;
+  try {
+    svg = await readFile(file, 'utf8');
+  } catch {
+    return null;
+  }
+  return /^<svg [^>]*\bdata-model="([0-9a-f]{16})"/.exec(svg)?.[1] === digest ? svg : null;
 }

@@ -90,6 +90,16 @@ describe('serving the shipped chart', () => {
     expect(laidOut.status).toBe(0);
     expect(laidOut.elk).toBe(true);
   });
+
+  it('overviewSvg() serves the shipped overview without loading elkjs; renderOverview() lays it out', async () => {
+    const served = await loads("const s = await m.overviewSvg(); console.log(s.length);");
+    expect(served.status).toBe(0);
+    expect(Number(served.stdout.trim())).toBe((await docs('statechart-overview.svg')).length);
+    expect(served.elk).toBe(false);
+    const laidOut = await loads("await m.renderOverview(); console.log('ok');");
+    expect(laidOut.status).toBe(0);
+    expect(laidOut.elk).toBe(true);
+  });
 });
 
 describe('argus-supervisor chart', () => {
@@ -116,7 +126,7 @@ describe('argus-supervisor chart', () => {
     const bad = cli('chart-bad-format', ['--format', 'png']);
     expect(bad.status).toBe(2);
     expect(bad.stdout).toBe('');
-    expect(bad.stderr).toMatch(/^chart_format_invalid: --format must be one of svg, mermaid, json \(got "png"\)\n$/);
+    expect(bad.stderr).toMatch(/^chart_format_invalid: --format must be one of svg, overview, mermaid, json \(got "png"\)\n$/);
 
     const dir = await scratchDir('argus-chart-');
     scratch.push(dir);

@@ -55,7 +55,7 @@ describe('CLI output in front of a hostile server', () => {
   it('no raw control character reaches the terminal', async () => {
     const env = { ARGUS_SUPERVISOR_URL: await hostileServer(), ARGUS_SUPERVISOR_API_KEY: canary('cli-escape-key') };
     const runs = {
-      list: await runCli(['campaigns', 'list'], env),
+      list: await runCli(['campaigns', 'list', '--wide'], env),
       listJson: await runCli(['campaigns', 'list', '--json'], env),
       get: await runCli(['campaigns', 'get', 'c-1'], env),
       status: await runCli(['status'], env),

@@ -43,13 +43,13 @@ const failed = (r: CliResult, exit: number, code: string) => {
 describe('campaigns and act, human and --json', () => {
   it('create, list, get, observe, claim: tables name state, attention, stage, lease and pending', async () => {
     const [task] = await w.sim.tasks(1, 'training');
-    const created = ok(await w.cli(['campaigns', 'create', '--id', 'tbl-1', '--objective', 'Reach 76% top-1', '--task', task!, '--max-attempts', '4']));
+    const created = ok(await w.cli(['campaigns', 'create', '--id', 'tbl-1', '--objective', 'Reach 76% top-1', '--task', task!, '--max-attempts', '4', '--wide']));
     expect(created.split('\n')[0]).toBe('created tbl-1');
     expect(created.split('\n')[1]).toMatch(/^CAMPAIGN\s+STATE\s+ATTENTION\s+STAGE\s+LEASE\s+PENDING$/);
     expect(created).toMatch(/^tbl-1\s+observing\s+idle\s+-\s+-\s+-$/m);
 
     expect(ok(await w.cli(['act', 'tbl-1', 'observe']))).toMatch(/^observe tbl-1: ok \(changed/);
-    const claim = ok(await w.cli(['act', 'tbl-1', 'claim']));
+    const claim = ok(await w.cli(['act', 'tbl-1', 'claim', '--wide']));
     expect(claim).toMatch(/^claim tbl-1: ok \(lease epoch 1 until /);
     expect(claim).toMatch(/^tbl-1\s+controlling\s+idle\s+\S+ #1\s+argus-openoperator e1 until \S+Z\s+-$/m);
 
@@ -88,7 +88,7 @@ describe('campaigns and act, human and --json', () => {
     let view: Record<string, any> = {};
     for (let i = 0; i < 10 && view.attention !== 'needs-you'; i++) view = json(await w.cli(['act', 'ask-1', 'observe', '--json'])).campaign;
     expect(view.attention).toBe('needs-you');
-    expect(ok(await w.cli(['campaigns', 'list']))).toMatch(/^ask-1\s+controlling\s+needs-you\s+.*question \(remote\): /m);
+    expect(ok(await w.cli(['campaigns', 'list', '--wide']))).toMatch(/^ask-1\s+controlling\s+needs-you\s+.*question \(remote\): /m);
     const stale = failed(await w.cli(['act', 'ask-1', 'answer', '--text', 'yes', '--question-key', 'not-the-key']), 1, 'question_stale');
     expect(stale.length).toBeGreaterThan('question_stale: '.length);
     const answered = ok(await w.cli(['act', 'ask-1', 'answer', '--text', 'Yes: lower it to 1e-4.', '--question-key', view.pending_question.key]));

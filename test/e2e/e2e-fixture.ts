@@ -66,6 +66,8 @@ export interface E2EWorld {
   /** POST to the API with the key (the test's own client, not the page). */
   api(route: string, body: unknown): Promise<Record<string, unknown> & { ok: boolean }>;
   shot(name: string, target?: { screenshot(o: { path: string }): Promise<unknown> }): Promise<string>;
+  /** Stops serve and starts it again on the same port and state root (its sessions are gone). */
+  restartServe(): Promise<void>;
 }
 
 export async function startWorld(scope: Scope): Promise<E2EWorld> {
@@ -75,7 +77,8 @@ export async function startWorld(scope: Scope): Promise<E2EWorld> {
   const token = canary('e2e-remote-token');
   const sim = await startSimulatorChild(scope, token);
   const stateRoot = await tempStateRoot(scope);
-  const serve = await startServe(scope, envFor({ stateRoot, url: sim.url, token, apiKey: key }), key).ready;
+  const serveEnv = envFor({ stateRoot, url: sim.url, token, apiKey: key });
+  let serve = await startServe(scope, serveEnv, key).ready;
   const browserLog = recordFile('children', 'e2e-chromium');
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
@@ -85,24 +88,33 @@ export async function startWorld(scope: Scope): Promise<E2EWorld> {
   });
   scope.defer(browser, (b) => b.close());
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const world = {} as E2EWorld;
   const page = await context.newPage();
   const consoleLog = recordFile('children', 'e2e-page-console');
   page.on('console', (m) => consoleLog(`${m.type()} ${m.text()}\n`));
   page.on('pageerror', (e) => consoleLog(`pageerror ${e.message}\n`));
-  return {
+  const parts: E2EWorld = {
     key,
     sim,
     serve,
     browser,
     context,
     page,
-    api: async (route, body) => (await serve.api(route, body)).json as Record<string, unknown> & { ok: boolean },
+    api: async (route, body) => (await world.serve.api(route, body)).json as Record<string, unknown> & { ok: boolean },
     shot: async (name, target = page) => {
       const file = path.join(ARTIFACTS, `${name}.png`);
       await target.screenshot({ path: file });
       return file;
     },
+    restartServe: async () => {
+      const port = new URL(serve.address).port;
+      serve.child.kill('SIGTERM');
+      await serve.exited;
+      serve = await startServe(scope, { ...serveEnv, PORT: port }, key).ready;
+      world.serve = serve;
+    },
   };
+  return Object.assign(world, parts);
 }
 
 /** Logs in through the page's form (the key typed into the password field). */

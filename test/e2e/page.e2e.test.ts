@@ -61,10 +61,11 @@ describe('the operator page', () => {
     await page.locator('#actions [data-action="release"]').filter({ hasText: `epoch ${lease.epoch}` }).waitFor();
     await w.shot('statechart-controlling', page.locator('.chart-card'));
     await w.shot('page-controlling');
-    // The whole chart scaled into the panel, the controlling state still marked.
-    await page.getByLabel('Fit the whole chart in the panel').check();
+    // The whole full chart fitted into the panel, the controlling state still marked.
+    await page.locator('#show-full').click();
+    await page.locator('#chart-fit').click();
     await w.shot('statechart-controlling-whole', page.locator('.chart-card'));
-    await page.getByLabel('Fit the whole chart in the panel').uncheck();
+    await page.locator('#show-overview').click();
 
     // A change made elsewhere (the test's own API client) reaches the page by the event stream alone.
     const released = await w.api('campaign_action', { campaign_id: 'live-1', action: 'release', epoch: lease.epoch });

@@ -8,7 +8,7 @@
  */
 import type { Command } from 'commander';
 import { campaignsTable, cell } from './format.js';
-import { clientCommand, controllerId, positiveInt, printJson, runClient, usage, type OutputOptions } from './run.js';
+import { clientCommand, connectionOptions, controllerId, positiveInt, printJson, runClient, usage, type OutputOptions } from './run.js';
 
 type Flag = 'epoch' | 'text' | 'questionKey' | 'ttl';
 
@@ -58,7 +58,7 @@ export function actionBody(campaignId: string, action: string, opts: ActOptions)
 }
 
 export function registerAct(program: Command): void {
-  clientCommand(program.command('act').description(`Run one campaign action on a running serve: ${Object.keys(ACTIONS).join(', ')}.`))
+  connectionOptions(clientCommand(program.command('act').description(`Run one campaign action on a running serve: ${Object.keys(ACTIONS).join(', ')}.`)))
     .argument('<campaign>', 'campaign id')
     .argument('<action>', 'the action (see docs/api.md#actions)')
     .option('--epoch <n>', 'the lease epoch (release, submit, intervene, cancel)')
@@ -66,6 +66,7 @@ export function registerAct(program: Command): void {
     .option('--question-key <key>', 'answer: the pending question it answers (refused if stale)')
     .option('--ttl <seconds>', 'claim: the lease TTL asked for')
     .option('--idempotency-key <key>', 'Idempotency-Key header: a retry with it never acts twice')
+    .option('--wide', 'every column, however wide the lines get')
     .option('--json', 'print the API answer as JSON')
     .action((campaignId: string, action: string, opts: ActOptions) =>
       runClient(async (open) => {
@@ -84,7 +85,7 @@ export function registerAct(program: Command): void {
         if (answer.read_error) facts.push(`read failed: ${answer.read_error.code}`);
         if (answer.mission) facts.push(`mission project ${answer.mission.project_id}`);
         const head = `${action} ${cell(campaignId)}: ok${facts.length ? ` (${facts.map((f) => cell(f, 120)).join('; ')})` : ''}`;
-        return `${head}\n${campaignsTable([answer.campaign], await controllerId(conn))}`;
-      }),
+        return `${head}\n${campaignsTable([answer.campaign], await controllerId(conn), { wide: opts.wide === true })}`;
+      }, opts),
     );
 }

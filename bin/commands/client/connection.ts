@@ -47,19 +47,29 @@ export interface Connection {
   get(pathAndQuery: string, headers?: Record<string, string>): Promise<http.IncomingMessage>;
 }
 
-export function resolveTarget(env: NodeJS.ProcessEnv): Target {
-  const raw = env.ARGUS_SUPERVISOR_URL?.trim();
+/** How one run reaches the server: `--url` wins over the environment; `--timeout` bounds each wait. */
+export interface ConnectOptions {
+  url?: string | undefined;
+  /** Connecting and the first byte of each answer (a followed stream is not timed out after that). */
+  timeoutMs?: number | undefined;
+}
+
+export const DEFAULT_TIMEOUT_MS = 60_000;
+
+export function resolveTarget(env: NodeJS.ProcessEnv, flagUrl?: string): Target {
+  const raw = flagUrl?.trim() || env.ARGUS_SUPERVISOR_URL?.trim();
+  const name = flagUrl?.trim() ? '--url' : 'ARGUS_SUPERVISOR_URL';
   const socket = env.ARGUS_SUPERVISOR_SOCKET?.trim();
   if (!raw && socket) return { label: `unix:${socket}`, url: new URL('http://localhost'), socketPath: socket };
   let url: URL;
   try {
     url = new URL(raw || DEFAULT_URL);
   } catch {
-    throw new ClientError('usage', 'ARGUS_SUPERVISOR_URL is not a valid URL', 2);
+    throw new ClientError('usage', `${name} is not a valid URL`, 2);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ClientError('usage', 'ARGUS_SUPERVISOR_URL must be http(s)', 2);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ClientError('usage', `${name} must be http(s)`, 2);
   // A credential belongs in the key variable, never in a URL that ends up in messages.
-  if (url.username || url.password) throw new ClientError('usage', 'ARGUS_SUPERVISOR_URL must not embed a credential (use ARGUS_SUPERVISOR_API_KEY)', 2);
+  if (url.username || url.password) throw new ClientError('usage', `${name} must not embed a credential (use ARGUS_SUPERVISOR_API_KEY)`, 2);
   const base = new URL(url.origin + url.pathname.replace(/\/+$/, ''));
   return { label: base.toString().replace(/\/$/, ''), url: base, socketPath: null };
 }
@@ -82,8 +92,9 @@ export async function resolveKey(env: NodeJS.ProcessEnv): Promise<string> {
   return key;
 }
 
-export async function connect(env: NodeJS.ProcessEnv = process.env): Promise<Connection> {
-  const target = resolveTarget(env);
+export async function connect(env: NodeJS.ProcessEnv = process.env, opts: ConnectOptions = {}): Promise<Connection> {
+  const target = resolveTarget(env, opts.url);
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const key = await resolveKey(env);
   const request = (method: 'GET' | 'POST', pathAndQuery: string, headers: Record<string, string>, body?: string) =>
     new Promise<http.IncomingMessage>((resolve, reject) => {
@@ -96,9 +107,19 @@ export async function connect(env: NodeJS.ProcessEnv = process.env): Promise<Con
       const lib = url.protocol === 'https:' ? https : http;
       const req = target.socketPath ? http.request(options, resolve) : lib.request(url, options, resolve);
       // Connecting and the first byte of the answer; a followed stream is not timed out after that.
-      req.setTimeout(60_000, () => req.destroy(Object.assign(new Error('no answer within 60 s'), { code: 'ETIMEDOUT' })));
+      let timedOut = false;
+      req.setTimeout(timeoutMs, () => {
+        timedOut = true;
+        req.destroy(Object.assign(new Error(`no answer within ${timeoutMs / 1000} s`), { code: 'ETIMEDOUT' }));
+      });
       req.on('response', () => req.setTimeout(0));
-      req.on('error', (error: NodeJS.ErrnoException) => reject(new ClientError('server_unreachable', `${target.label} (${error.code ?? error.message})`)));
+      req.on('error', (error: NodeJS.ErrnoException) =>
+        reject(
+          timedOut
+            ? new ClientError('server_timeout', `${target.label} did not answer within ${timeoutMs / 1000} s (--timeout)`)
+            : new ClientError('server_unreachable', `${target.label} (${error.code ?? error.message})`),
+        ),
+      );
       req.end(body);
     });
   return {

@@ -3,15 +3,15 @@
  * supervisor keeps (without --follow), or the live event stream (`GET .../events`) until
  * interrupted: one line per campaign change (state, attention, stage, lease, the chart's active
  * leaf states) or public event. `--json` prints each frame as one JSON line `{event, data}`.
- * The stream ending from the server's side is `stream_closed` (exit 1); Ctrl-C exits 0.
+ * The stream ending from the server's side is `stream_closed` (exit 1); Ctrl-C exits 0. An
+ * unknown `--campaign` is `campaign_not_found` (exit 1), asked of the API before anything else.
  * @module
  */
-import type http from 'node:http';
 import type { Command } from 'commander';
 import { isValidCampaignId } from '../../../persistence/campaign-id.js';
 import { API_PREFIX, ClientError, answerOf, type Connection } from './connection.js';
 import { cell, eventLine, jsonText, lease, leafStates, terminalSafe } from './format.js';
-import { clientCommand, controllerId, runClient, usage, type OutputOptions } from './run.js';
+import { clientCommand, connectionOptions, controllerId, runClient, usage, type OutputOptions } from './run.js';
 
 interface EventsOptions extends OutputOptions {
   follow?: boolean;
@@ -19,7 +19,7 @@ interface EventsOptions extends OutputOptions {
 }
 
 export function registerEvents(program: Command): void {
-  clientCommand(program.command('events').description('Public events; with --follow, the live stream of changes and events.'))
+  connectionOptions(clientCommand(program.command('events').description('Public events; with --follow, the live stream of changes and events.')))
     .option('--follow', 'stay connected and print each change as it happens')
     .option('--campaign <id>', 'only this campaign')
     .option('--json', 'one JSON object per line')
@@ -27,6 +27,8 @@ export function registerEvents(program: Command): void {
       runClient(async (open) => {
         if (opts.campaign !== undefined && !isValidCampaignId(opts.campaign)) usage('--campaign must be a campaign id');
         const conn = await open();
+        // An unknown campaign is an error, not "No events." (the API answers campaign_not_found).
+        if (opts.campaign !== undefined) await conn.post('campaigns', { action: 'get', campaign_id: opts.campaign });
         if (!opts.follow) {
           const status = await conn.post('status', {});
           const events = (status.events as Record<string, any>[]).filter((e) => opts.campaign === undefined || e.campaign_id === opts.campaign);
@@ -35,7 +37,7 @@ export function registerEvents(program: Command): void {
         }
         await follow(conn, opts);
         return undefined;
-      }),
+      }, opts),
     );
 }
 
@@ -56,39 +58,40 @@ async function follow(conn: Connection, opts: EventsOptions): Promise<void> {
       throw new ClientError('invalid_response', `${conn.target.label} answered HTTP ${res.statusCode} to the event stream`);
     }
     holder ??= await controllerId(conn);
-    const said = await readStream(res, (frame) => {
+    res.setEncoding('utf8');
+    let reconnect = false;
+    for await (const frame of parseFrames(res)) {
       if (frame.id) lastEventId = frame.id;
-      if (frame.event === 'reconnect' || (frame.event === 'hello' && connection > 0)) return;
-      if (opts.json) return print(jsonText({ event: frame.event, data: frame.data }));
+      if (frame.event === 'reconnect') reconnect = true;
+      if (frame.event === 'reconnect' || (frame.event === 'hello' && connection > 0)) continue;
+      if (opts.json) {
+        print(jsonText({ event: frame.event, data: frame.data }));
+        continue;
+      }
       const line = humanLine(frame, conn.target.label, holder ?? null);
       if (frame.event === 'campaign') {
         const id = String(frame.data?.campaign?.campaign_id);
-        if (lastLine.get(id) === line) return;
+        if (lastLine.get(id) === line) continue;
         lastLine.set(id, line);
       }
       print(frame.event === 'campaign' ? `${new Date().toISOString()}  ${line}` : line);
-    });
-    if (!said.has('reconnect')) throw new ClientError('stream_closed', `${conn.target.label} closed the event stream`);
+    }
+    if (!reconnect) throw new ClientError('stream_closed', `${conn.target.label} closed the event stream`);
   }
 }
 
-/** Reads one stream to its end, frame by frame; returns the event names seen. */
-async function readStream(res: http.IncomingMessage, onFrame: (frame: { event: string; data: any; id: string | null }) => void): Promise<Set<string>> {
-  const seen = new Set<string>();
+/** The frames of a server-sent event stream (keepalive comments skipped), as they arrive. */
+export async function* parseFrames(stream: AsyncIterable<unknown>): AsyncGenerator<{ event: string; data: any; id: string | null }> {
   let buffered = '';
-  res.setEncoding('utf8');
-  for await (const chunk of res) {
-    buffered += chunk as string;
+  for await (const chunk of stream) {
+    buffered += String(chunk);
     let at: number;
     while ((at = buffered.indexOf('\n\n')) >= 0) {
       const frame = parseFrame(buffered.slice(0, at));
       buffered = buffered.slice(at + 2);
-      if (!frame) continue;
-      seen.add(frame.event);
-      onFrame(frame);
+      if (frame) yield frame;
     }
   }
-  return seen;
 }
 
 function parseFrame(block: string): { event: string; data: any; id: string | null } | null {

@@ -30,10 +30,21 @@ export function jsonText(value: unknown, indent?: number): string {
   return JSON.stringify(value, null, indent).replace(/[\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-export function table(headers: string[], rows: string[][]): string {
+/** Colours a cell's text (already padded to its column): `column` is its index. */
+export type Paint = (column: number, text: string) => string;
+
+export function table(headers: string[], rows: string[][], paint?: Paint): string {
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd();
-  return [line(headers), ...rows.map(line)].join('\n');
+  // Widths are measured on the plain text; colour wraps the padded cell, so columns stay aligned.
+  const line = (r: string[], colour: boolean) =>
+    r
+      .map((c, i) => {
+        const padded = i === r.length - 1 ? c : c.padEnd(widths[i]!);
+        return colour && paint ? paint(i, padded) : padded;
+      })
+      .join('  ')
+      .trimEnd();
+  return [line(headers, false), ...rows.map((r) => line(r, true))].join('\n');
 }
 
 /** `controller-id e3 until 09:14:20Z`, or `-` for an observer. */
@@ -50,16 +61,46 @@ export function pending(c: View): string {
 }
 
 export const CAMPAIGN_HEADERS = ['CAMPAIGN', 'STATE', 'ATTENTION', 'STAGE', 'LEASE', 'PENDING'];
+/** The default table fits 80 columns (22+16+15+12+5 and four gaps of 2 = 78); `--wide` has the rest. */
+export const NARROW_HEADERS = ['CAMPAIGN', 'STATE', 'ATTENTION', 'STAGE', 'LEASE'];
+export const TERMINAL_WIDTH = 80;
+
+export interface TableStyle {
+  /** Every column (holder and expiry of the lease, the pending question), however wide. */
+  wide?: boolean | undefined;
+  /** ANSI colour for state and attention (a terminal only; the word is always there too). */
+  colour?: boolean | undefined;
+}
+
+const stageText = (c: View): string | null => (c.remote?.stage ? `${c.remote.stage}${c.remote.attempt ? ` #${c.remote.attempt}` : ''}` : null);
 
 export function campaignRow(c: View, controllerId: string | null): string[] {
   const state = c.paused && c.state !== 'paused' ? `${c.state} (paused)` : c.state;
-  const stage = c.remote?.stage ? `${c.remote.stage}${c.remote.attempt ? ` #${c.remote.attempt}` : ''}` : null;
-  return [cell(c.campaign_id, 40), cell(state, 20), cell(c.attention, 16), cell(stage, 24), cell(lease(c, controllerId), 48), cell(pending(c), 60)];
+  return [cell(c.campaign_id, 128), cell(state, 20), cell(c.attention, 16), cell(stageText(c), 24), cell(lease(c, controllerId), 48), cell(pending(c), 60)];
 }
 
-export function campaignsTable(campaigns: View[], controllerId: string | null): string {
+/** The 80-column row: the lease as its epoch only (`e3`), no pending text (see `campaigns get`). */
+export function narrowRow(c: View): string[] {
+  const epoch = c.lease?.mode === 'controller' ? `e${c.lease.epoch ?? '?'}` : '-';
+  return [cell(c.campaign_id, 22), cell(c.state, 16), cell(c.attention, 15), cell(stageText(c), 12), cell(epoch, 5)];
+}
+
+const SGR = { red: '\u001b[31;1m', yellow: '\u001b[33m', green: '\u001b[32m', dim: '\u001b[2m', reset: '\u001b[0m' };
+const STATE_COLOUR: Record<string, keyof typeof SGR> = { controlling: 'green', 'control-lost': 'red', 'ambiguous-intent': 'red', corrupt: 'red', paused: 'dim', closed: 'dim' };
+const ATTENTION_COLOUR: Record<string, keyof typeof SGR> = { 'needs-you': 'red', 'awaiting-review': 'yellow', assessing: 'yellow' };
+
+/** Colours the state (column 1) and attention (column 2) by their word. */
+export const paintCampaign: Paint = (column, text) => {
+  const word = text.trim().split(' ')[0] ?? '';
+  const colour = column === 1 ? STATE_COLOUR[word] : column === 2 ? ATTENTION_COLOUR[word] : undefined;
+  return colour ? `${SGR[colour]}${text}${SGR.reset}` : text;
+};
+
+export function campaignsTable(campaigns: View[], controllerId: string | null, style: TableStyle = {}): string {
   if (campaigns.length === 0) return 'No campaigns.';
-  return table(CAMPAIGN_HEADERS, campaigns.map((c) => campaignRow(c, controllerId)));
+  const paint = style.colour ? paintCampaign : undefined;
+  if (style.wide) return table(CAMPAIGN_HEADERS, campaigns.map((c) => campaignRow(c, controllerId)), paint);
+  return table(NARROW_HEADERS, campaigns.map(narrowRow), paint);
 }
 
 /** The leaves of the active chart states: `authority.controlling.ready` of `campaign.active.authority.controlling.ready`. */

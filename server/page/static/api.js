@@ -40,9 +40,10 @@ export const api = {
   eventsUrl: `${API}/events`,
 };
 
-/** The rendered statechart: our own server's SVG text (chart.js parses it as SVG). */
-export async function fetchChart() {
-  const res = await fetch('/ui/chart.svg', { credentials: 'same-origin' });
+/** A rendered chart (`/ui/chart.svg` or `/ui/overview.svg`): our own server's SVG text (chart.js parses it). */
+export async function fetchSvg(url) {
+  const res = await fetch(url, { credentials: 'same-origin' });
+  if (res.status === 401) for (const fn of listeners) fn();
   if (!res.ok) throw new Error(`the statechart could not be loaded (${res.status})`);
   return res.text();
 }

@@ -3,7 +3,8 @@
 // JavaScript with no dependency; the API key never reaches this script (the session cookie is
 // HttpOnly), and every string from the API is shown with textContent.
 import { api, onSessionEnded } from './api.js';
-import { bindFit, highlight, loadChart, revealActive } from './chart.js';
+import { hideGuards, highlight, loadChart, loadOverview } from './chart.js';
+import { createNavigator } from './chart-nav.js';
 import { ACTIONS, prependEvent, renderActions, renderDecision, renderNeedsYou, renderSummary, renderTimeline } from './detail.js';
 import { ask } from './dialog.js';
 import { $, announce, setText } from './dom.js';
@@ -12,7 +13,16 @@ import { createList } from './list.js';
 const state = { selected: null, active: new Map(), holder: null, busy: false };
 const status = (text) => setText($('live-status'), text);
 
-const list = createList({ tbody: $('campaign-rows'), filter: $('state-filter'), count: $('campaign-count'), onSelect: select });
+const list = createList({
+  tbody: $('campaign-rows'),
+  thead: document.querySelector('#campaign-table thead'),
+  filter: $('state-filter'),
+  attention: $('attention-filter'),
+  search: $('campaign-search'),
+  count: $('campaign-count'),
+  onSelect: select,
+});
+let navigator = null;
 
 function showError(answer, what) {
   const e = answer?.error ?? { code: 'unknown', message: 'Something went wrong.' };
@@ -30,10 +40,40 @@ function renderSelected() {
   renderActions(c, runAction);
   renderDecision(c);
   const ids = state.active.get(c.campaign_id);
-  if (ids) void loadChart($('chart')).then(() => highlight($('chart'), ids, $('chart-active')), chartFailed);
+  if (ids) void drawCharts().then(() => paint(ids), chartFailed);
+}
+
+/** Both charts, loaded once; the full one gets its navigator and guard-on-hover labels. */
+async function drawCharts() {
+  const [, svg] = await Promise.all([loadOverview($('overview')), loadChart($('chart'))]);
+  if (!navigator) {
+    hideGuards(svg);
+    navigator = createNavigator($('chart'), svg);
+  }
+}
+
+function paint(ids) {
+  highlight($('overview'), ids, null);
+  highlight($('chart'), ids, $('chart-active'));
+  // The views carry no "entered at" time: say so rather than guess one.
+  setText($('chart-time'), 'Time in state: not shown, the campaign view does not record when the state was entered.');
 }
 
 const chartFailed = (error) => setText($('chart-active'), String(error.message || error));
+
+function showChart(which) {
+  const full = which === 'full';
+  $('overview').hidden = full;
+  $('full-chart').hidden = !full;
+  $('show-overview').setAttribute('aria-pressed', String(!full));
+  $('show-full').setAttribute('aria-pressed', String(full));
+}
+$('show-overview').addEventListener('click', () => showChart('overview'));
+$('show-full').addEventListener('click', () => showChart('full'));
+$('chart-zoom-in').addEventListener('click', () => navigator?.zoom(1.25));
+$('chart-zoom-out').addEventListener('click', () => navigator?.zoom(0.8));
+$('chart-fit').addEventListener('click', () => navigator?.fit());
+$('chart-focus').addEventListener('click', () => navigator?.focusActive());
 
 async function select(id) {
   state.selected = id;
@@ -45,12 +85,7 @@ async function select(id) {
   if (Array.isArray(answer.chart?.active)) state.active.set(id, answer.chart.active);
   renderTimeline(answer.events ?? []);
   renderSelected();
-  await loadChart($('chart')).catch(chartFailed);
-  renderSelected();
-  if (!$('chart').classList.contains('fit')) revealActive($('chart'));
 }
-
-bindFit($('chart'), $('chart-fit'));
 
 /** Applies a fresh view from an action's answer, and reloads the events and active states. */
 async function refresh(id) {
@@ -113,7 +148,15 @@ $('logout').addEventListener('click', async () => {
   window.location.assign('/');
 });
 
-onSessionEnded(() => status('Your session has ended: reload the page to log in again.'));
+// A 401 anywhere (a restart of serve, an expiry, a logout elsewhere): back to the login form,
+// which says why. Stale data and buttons never stay on screen.
+let leaving = false;
+onSessionEnded(() => {
+  if (leaving) return;
+  leaving = true;
+  status('Your session has ended: going back to the login form…');
+  window.location.assign('/?session=ended');
+});
 
 function connect() {
   const source = new EventSource(api.eventsUrl);

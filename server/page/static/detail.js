@@ -1,7 +1,7 @@
 // The selected campaign: its summary, the NEEDS_YOU card, the actions its actor allows now
 // (only those in `allowed_actions`, with the lease epoch shown), the last Argus decision and
 // Reviewer verdict, and the public event timeline (the five kinds only).
-import { $, el, leaseText, setText, when } from './dom.js';
+import { $, absolute, ago, el, leaseText, setText, when } from './dom.js';
 
 const PUBLIC_KINDS = new Set(['NEEDS_YOU', 'ATTEMPT_COMPLETED', 'STAGE_TRANSITION', 'MISSION_COMPLETE', 'CRITICAL']);
 const TIMELINE_LIMIT = 200;
@@ -35,6 +35,16 @@ export function renderSummary(c, holder) {
     `attempts ${c.attempts_submitted ?? 0} of ${c.max_attempts ?? '?'}`,
   ];
   setText($('detail-summary'), `${c.objective ?? ''} — ${parts.join(' · ')}`);
+  // The list's secondary columns, folded here: lease, intent in doubt, reads.
+  const time = (iso) => el('time', { datetime: iso ?? '', title: absolute(iso), text: iso ? `${ago(iso)} (${when(iso)})` : '—' });
+  const facts = [
+    ['Lease', leaseText(c.lease, holder)],
+    ['Intent in doubt', c.open_intent ? `${c.open_intent.action} (resolve it before anything else is sent)` : 'none'],
+    ['Remote state', remote.state ?? '—'],
+    ['Last read', time(remote.last_read_at)],
+    ['Last change', time(remote.observed_at)],
+  ];
+  $('detail-facts').replaceChildren(...facts.flatMap(([k, v]) => [el('dt', { text: k }), el('dd', {}, v)]));
 }
 
 export function renderNeedsYou(c) {

@@ -41,3 +41,24 @@ export function leaseText(lease, holder) {
   if (!lease || lease.mode !== 'controller') return 'observer';
   return `${holder || 'this supervisor'} · epoch ${lease.epoch ?? '?'} · until ${when(lease.expires_at)}`;
 }
+
+/** "2 m ago", "3 h ago", "yesterday"-scale text for a time; '—' when there is none. */
+export function ago(iso, now = Date.now()) {
+  if (!iso) return '—';
+  const t = new Date(iso).getTime();
+  if (Number.isNaN(t)) return '—';
+  const s = Math.round((now - t) / 1000);
+  if (s < 0) return 'in the future';
+  if (s < 45) return 'just now';
+  if (s < 3600) return `${Math.round(s / 60)} m ago`;
+  if (s < 86400) return `${Math.round(s / 3600)} h ago`;
+  return `${Math.round(s / 86400)} d ago`;
+}
+
+/** The absolute time with its date and zone, for a title: "2 Dec 2026, 01:02:03 UTC". */
+export function absolute(iso) {
+  if (!iso) return '';
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return '';
+  return d.toLocaleString(undefined, { day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit', timeZoneName: 'short' });
+}

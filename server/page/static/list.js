@@ -1,53 +1,59 @@
 // The campaign list: one table row per campaign, kept in a Map so a live update touches only
-// the row that changed (and only its cells whose text changed). Filtering hides rows instead
-// of rebuilding them, so hundreds of campaigns stay cheap. Each row's first cell is a button:
-// Tab reaches the list, Enter selects, the arrow keys (and Home/End) move between rows.
-import { el, leaseText, setText, when } from './dom.js';
+// the row that changed (and only its cells whose text changed). Search and the two filters
+// hide rows instead of rebuilding them; a sort reorders the existing row nodes. The whole row
+// selects (click); its first cell is a button for the keyboard: Tab reaches the list, Enter
+// selects, the arrow keys (and Home/End) move between rows. Times read "2 m ago", with the date,
+// time and zone in the cell's title.
+import { absolute, ago, el, setText } from './dom.js';
 
-const KNOWN_STATES = ['observing', 'controlling', 'control-lost', 'ambiguous-intent', 'paused', 'closed', 'corrupt'];
-const CELLS = ['state', 'attention', 'stage', 'lease', 'intent', 'read', 'change'];
+const KNOWN_STATES = ['observing', 'claiming', 'controlling', 'control-lost', 'ambiguous-intent', 'paused', 'closed', 'corrupt'];
+const KNOWN_ATTENTION = ['idle', 'binding', 'assessing', 'awaiting-review', 'needs-you'];
+const CELLS = ['state', 'attention', 'stage', 'change'];
 
-export function createList({ tbody, filter, count, onSelect }) {
+const KEYS = {
+  id: (c) => c.campaign_id,
+  state: (c) => c.state ?? '',
+  attention: (c) => c.attention ?? '',
+  stage: (c) => c.remote?.stage ?? c.remote?.state ?? '',
+  change: (c) => c.remote?.observed_at ?? '',
+};
+
+export function createList({ tbody, thead, filter, attention, search, count, onSelect }) {
   const rows = new Map();
   let selected = null;
-  let holder = null;
+  let sort = { key: 'id', dir: 1 };
 
-  const states = new Set(KNOWN_STATES);
-  for (const state of KNOWN_STATES) filter.append(el('option', { value: state, text: state }));
-
-  function addStateOption(state) {
-    if (states.has(state)) return;
-    states.add(state);
-    filter.append(el('option', { value: state, text: state }));
-  }
+  const options = (select, values) => {
+    const have = new Set([...select.options].map((o) => o.value));
+    for (const v of values) if (!have.has(v)) select.append(el('option', { value: v, text: v }));
+  };
+  options(filter, KNOWN_STATES);
+  options(attention, KNOWN_ATTENTION);
 
   function cellsOf(c) {
     return {
       state: c.paused && c.state !== 'paused' ? `${c.state} (paused)` : c.state,
       attention: c.attention,
       stage: c.remote?.stage ?? c.remote?.state ?? '—',
-      lease: leaseText(c.lease, holder),
-      intent: c.open_intent ? `${c.open_intent.action} (in doubt)` : '—',
-      read: when(c.remote?.last_read_at),
-      change: when(c.remote?.observed_at),
+      change: ago(c.remote?.observed_at),
     };
   }
 
   function build(c) {
     const button = el('button', { type: 'button', class: 'row-select', 'data-campaign': c.campaign_id, text: c.campaign_id });
-    button.addEventListener('click', () => onSelect(c.campaign_id));
     const tr = el('tr', { 'data-campaign': c.campaign_id });
     const cells = {};
     tr.append(el('th', { scope: 'row' }, button));
     for (const name of CELLS) tr.append((cells[name] = el('td', { class: `cell-${name}` })));
+    // The whole row selects: a click anywhere on it (the button's own click bubbles here too).
+    tr.addEventListener('click', () => onSelect(c.campaign_id));
     return { tr, button, cells, summary: c };
   }
 
   function fill(row) {
     const values = cellsOf(row.summary);
     for (const name of CELLS) setText(row.cells[name], values[name]);
-    row.cells.read.title = row.summary.remote?.last_read_at ?? '';
-    row.cells.change.title = row.summary.remote?.observed_at ?? '';
+    row.cells.change.title = absolute(row.summary.remote?.observed_at);
     row.button.title = row.summary.objective ?? '';
     row.tr.dataset.state = row.summary.state;
     row.tr.dataset.attention = row.summary.attention;
@@ -55,52 +61,74 @@ export function createList({ tbody, filter, count, onSelect }) {
   }
 
   function applyFilterTo(row) {
-    row.tr.hidden = filter.value !== '' && row.summary.state !== filter.value;
+    const c = row.summary;
+    const q = search.value.trim().toLowerCase();
+    const hit = !q || c.campaign_id.toLowerCase().includes(q) || String(c.objective ?? '').toLowerCase().includes(q);
+    row.tr.hidden = !hit || (filter.value !== '' && c.state !== filter.value) || (attention.value !== '' && c.attention !== attention.value);
   }
 
+  const filtered = () => filter.value !== '' || attention.value !== '' || search.value.trim() !== '';
   function updateCount() {
     let shown = 0;
     for (const row of rows.values()) if (!row.tr.hidden) shown++;
-    setText(count, filter.value ? `(${shown} of ${rows.size})` : `(${rows.size})`);
+    setText(count, filtered() ? `(${shown} of ${rows.size})` : `(${rows.size})`);
   }
 
-  /** Sorted insertion by id: a new campaign lands where a full render would put it. */
-  function insert(row) {
-    const id = row.summary.campaign_id;
+  const compare = (a, b) => {
+    const x = KEYS[sort.key](a.summary);
+    const y = KEYS[sort.key](b.summary);
+    if (x !== y) return (x < y ? -1 : 1) * sort.dir;
+    return a.summary.campaign_id < b.summary.campaign_id ? -1 : 1;
+  };
+
+  /** Sorted insertion: a new or changed campaign lands where a full sort would put it. */
+  function place(row) {
     for (const other of tbody.children) {
-      if (other.dataset.campaign > id) {
-        tbody.insertBefore(row.tr, other);
+      const o = rows.get(other.dataset.campaign);
+      if (o && o !== row && compare(row, o) < 0) {
+        if (other !== row.tr.nextSibling) tbody.insertBefore(row.tr, other);
         return;
       }
     }
-    tbody.append(row.tr);
+    if (tbody.lastElementChild !== row.tr) tbody.append(row.tr);
+  }
+
+  function resort() {
+    const fragment = document.createDocumentFragment();
+    for (const row of [...rows.values()].sort(compare)) fragment.append(row.tr);
+    tbody.append(fragment);
+    for (const th of thead.querySelectorAll('th[data-sort]')) {
+      if (th.dataset.sort === sort.key) th.setAttribute('aria-sort', sort.dir === 1 ? 'ascending' : 'descending');
+      else th.removeAttribute('aria-sort');
+    }
   }
 
   function upsert(summary) {
-    addStateOption(summary.state);
+    options(filter, [summary.state]);
+    options(attention, [summary.attention]);
     let row = rows.get(summary.campaign_id);
+    const before = row ? KEYS[sort.key](row.summary) : null;
     if (!row) {
       row = build(summary);
       rows.set(summary.campaign_id, row);
-      insert(row);
     }
     row.summary = summary;
     fill(row);
+    if (before === null || before !== KEYS[sort.key](summary)) place(row);
     updateCount();
   }
 
   function replaceAll(summaries) {
     rows.clear();
-    const sorted = [...summaries].sort((a, b) => (a.campaign_id < b.campaign_id ? -1 : 1));
-    const fragment = document.createDocumentFragment();
-    for (const s of sorted) {
-      addStateOption(s.state);
+    for (const s of summaries) {
+      options(filter, [s.state]);
+      options(attention, [s.attention]);
       const row = build(s);
       rows.set(s.campaign_id, row);
       fill(row);
-      fragment.append(row.tr);
     }
-    tbody.replaceChildren(fragment);
+    tbody.replaceChildren();
+    resort();
     markSelected();
     updateCount();
   }
@@ -114,10 +142,25 @@ export function createList({ tbody, filter, count, onSelect }) {
     }
   }
 
-  filter.addEventListener('change', () => {
+  const refilter = () => {
     for (const row of rows.values()) applyFilterTo(row);
     updateCount();
+  };
+  filter.addEventListener('change', refilter);
+  attention.addEventListener('change', refilter);
+  search.addEventListener('input', refilter);
+
+  thead.addEventListener('click', (event) => {
+    const th = event.target.closest('th[data-sort]');
+    if (!th) return;
+    sort = { key: th.dataset.sort, dir: sort.key === th.dataset.sort ? -sort.dir : 1 };
+    resort();
   });
+
+  // Relative times age: refresh the one column every 30 s (text only changes when it must).
+  setInterval(() => {
+    for (const row of rows.values()) setText(row.cells.change, ago(row.summary.remote?.observed_at));
+  }, 30_000);
 
   tbody.addEventListener('keydown', (event) => {
     if (!['ArrowDown', 'ArrowUp', 'Home', 'End'].includes(event.key)) return;
@@ -141,9 +184,6 @@ export function createList({ tbody, filter, count, onSelect }) {
       selected = id;
       markSelected();
     },
-    setHolder(id) {
-      holder = id;
-      for (const row of rows.values()) fill(row);
-    },
+    setHolder() {},
   };
 }
