@@ -7,9 +7,10 @@
 import { performance } from 'node:perf_hooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../simulator/index.js';
+import { canary } from '../fixtures/canary.js';
 import { createScope, httpCall, startServe, tempStateRoot } from '../fixtures/supervisor-harness.js';
 
-const API_KEY = 'slow-card-test-key-0123456789';
+const API_KEY = canary('slow-card-api-key');
 const scope = createScope();
 let sim: RunningSimulator | null = null;
 afterEach(async () => {
