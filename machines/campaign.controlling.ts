@@ -1,10 +1,12 @@
 /**
- * `controlling`: we hold the lease. Renewal rides on TICK; a mutation goes verify → journal →
+ * `controlling`: we hold the lease. Renewal rides on TICK, up to a renewal deadline
+ * (LEASE_RENEW_MARGIN_MS before expiry) past which the lease is given up; a mutation goes verify → journal →
  * relay, each step an invoked effect whose answer a named guard judges. Leaving, by any arrow,
  * drops the local lease copy.
  * @module
  */
 import { and } from 'xstate';
+import { renewalDeadlineOf } from './campaign.guards.js';
 import { AUTHORITY, campaignSetup, EFFECT_IN_FLIGHT, PAUSED, relayCode, rulesOf } from './campaign.setup.js';
 
 export const controllingState = campaignSetup.createStateConfig({
@@ -16,7 +18,11 @@ export const controllingState = campaignSetup.createStateConfig({
         MUTATE: { guard: rulesOf('MUTATE'), target: 'verifying', actions: 'openIntent' },
         // The operator's answer to the remote's own question is a fenced mutation like intervene.
         OPERATOR_ANSWER: { guard: and([rulesOf('OPERATOR_ANSWER'), 'questionFromRemote']), target: 'verifying', actions: 'openAnswerIntent' },
-        TICK: { guard: 'leaseDueForRenewal', target: 'renewing' },
+        TICK: [
+          // Too late to renew: give the lease up now, while it is still valid (one CONTROL_LOST, before expiry).
+          { guard: 'leaseRenewalDeadlinePassed', target: `${AUTHORITY}.control-lost`, actions: { type: 'noteError', params: { code: 'lease_renewal_deadline' } } },
+          { guard: 'leaseDueForRenewal', target: 'renewing' },
+        ],
         LEASE_READBACK: { guard: 'readbackShowsLeaseLost', target: `${AUTHORITY}.control-lost`, actions: { type: 'noteError', params: { code: 'lease_lost_readback' } } },
         LEASE_LAPSED: { guard: 'leaseLapsed', target: `${AUTHORITY}.control-lost`, actions: { type: 'noteError', params: { code: 'lease_lapsed' } } },
         PAUSE: { target: PAUSED },
@@ -33,6 +39,7 @@ export const controllingState = campaignSetup.createStateConfig({
           epoch: context.lease?.epoch ?? -1,
           contextId: context.lease?.contextId ?? '',
           ttlSeconds: context.lease?.ttlSeconds ?? 0,
+          renewBy: context.lease ? renewalDeadlineOf(context.lease) : new Date(0).toISOString(),
         }),
         onDone: [
           {
@@ -45,6 +52,8 @@ export const controllingState = campaignSetup.createStateConfig({
         onError: { target: `${AUTHORITY}.control-lost`, actions: { type: 'noteError', params: { code: 'renewal_failed' } } },
       },
       on: {
+        // A renewal still unanswered at its deadline (the effect bounds itself too) is a failed one.
+        TICK: { guard: 'leaseRenewalDeadlinePassed', target: `${AUTHORITY}.control-lost`, actions: { type: 'noteError', params: { code: 'lease_renewal_deadline' } } },
         LEASE_READBACK: { guard: 'readbackShowsLeaseLost', target: `${AUTHORITY}.control-lost`, actions: { type: 'noteError', params: { code: 'lease_lost_readback' } } },
         LEASE_LAPSED: { guard: 'leaseLapsed', target: `${AUTHORITY}.control-lost`, actions: { type: 'noteError', params: { code: 'lease_lapsed' } } },
       },

@@ -93,6 +93,8 @@ export interface RenewLeaseInput {
   epoch: number;
   contextId: string;
   ttlSeconds: number;
+  /** The renewal deadline: an answer not in by then counts as a failed renewal (`lease_renewal_deadline`). */
+  renewBy: string;
 }
 export interface RenewLeaseOutput {
   lease: LeaseReadback | null;

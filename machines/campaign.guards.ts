@@ -20,7 +20,7 @@ import type {
   TickEvent,
   JournalIntentOutput,
 } from './campaign.types.js';
-import { LEASE_SEND_MARGIN_MS, LEASE_TTL_BOUNDS, READBACK_FRESH_MS, TERMINAL_TASK_STATES } from './campaign.types.js';
+import { LEASE_RENEW_MARGIN_MS, LEASE_SEND_MARGIN_MS, LEASE_TTL_BOUNDS, READBACK_FRESH_MS, TERMINAL_TASK_STATES } from './campaign.types.js';
 
 const instant = (iso: string): number => Date.parse(iso);
 
@@ -51,6 +51,16 @@ export function leaseDueForRenewal(lease: OurLease | null, now: string, cadenceM
   const remaining = instant(lease.expiresAt) - instant(now);
   return remaining <= Math.max((lease.ttlSeconds * 1000) / 2, 2.2 * cadenceMs);
 }
+
+/** The renewal deadline of a lease: LEASE_RENEW_MARGIN_MS before it expires. */
+export const renewalDeadlineOf = (lease: OurLease): string => new Date(instant(lease.expiresAt) - LEASE_RENEW_MARGIN_MS).toISOString();
+
+/**
+ * Past the renewal deadline (or expired): the lease can no longer be renewed in time, so it is
+ * given up now, while it is still valid, rather than found lapsed after its expiry.
+ */
+export const leaseRenewalDeadlinePassed = (lease: OurLease | null, now: string): boolean =>
+  lease !== null && instant(now) >= instant(renewalDeadlineOf(lease));
 
 /**
  * A readback judges our lease only if its read was sent after the remote last confirmed the
@@ -122,7 +132,10 @@ export function reviewFreshForEvent(context: CampaignContext, event: Pick<Mutate
 export const backingOff = (context: CampaignContext, nowMs: number): boolean =>
   context.readFailures.nextReadAt !== null && instant(context.readFailures.nextReadAt) > nowMs;
 
-/** A task is bound and the backoff is over (an operator's OBSERVE has its own rule table). */
+/**
+ * A task is bound and the backoff is over (an operator's OBSERVE has its own rule table). The
+ * heartbeat ticks every active actor; this is the one place a tick asks about the binding.
+ */
 export const readDue = (context: CampaignContext, tick: TickEvent): boolean => tick.binding.taskId !== null && !backingOff(context, instant(tick.now));
 
 /** Same material fingerprint as the last view, and no failure streak to end: nothing to do. */

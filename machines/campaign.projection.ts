@@ -4,7 +4,7 @@
  * @module
  */
 import type { AnyMachineSnapshot } from 'xstate';
-import { backingOff } from './campaign.guards.js';
+import { leaseUnexpiredAt } from './campaign.guards.js';
 import type { CampaignContext } from './campaign.types.js';
 
 export interface CampaignStates {
@@ -41,11 +41,21 @@ function attentionBeforePause(historyValue: unknown): string {
   return 'idle';
 }
 
-/** The heartbeat may read this campaign now: active, a task bound (the caller knows), not backing off. */
-export function heartbeatDue(snapshot: AnyMachineSnapshot, nowMs: number): boolean {
-  if (snapshot.status !== 'active') return false;
-  const states = describeStates(snapshot);
-  return states.heartbeat === 'idle' && !backingOff(snapshot.context as CampaignContext, nowMs);
+/**
+ * The heartbeat ticks this actor: active and not paused (a paused or closed campaign's value is
+ * a bare string). Whether a tick reads, renews or does nothing is the chart's decision.
+ */
+export const tickable = (snapshot: AnyMachineSnapshot): boolean => snapshot.status === 'active' && typeof snapshot.value !== 'string';
+
+/**
+ * The authority a view shows at `now`: `controlling` only while the lease copy is unexpired. Past
+ * `expires_at` the chart gives the lease up on its next tick; a view read before that tick
+ * already says `control-lost`, never `controlling`.
+ */
+export function authorityAt(snapshot: AnyMachineSnapshot, now: string): string {
+  const authority = describeStates(snapshot).authority;
+  if (authority !== 'controlling') return authority;
+  return leaseUnexpiredAt((snapshot.context as CampaignContext).lease, now) ? authority : 'control-lost';
 }
 
 /** Holds (believes it holds) the controller lease: every read re-checks it. */

@@ -70,6 +70,7 @@ export const campaignSetup = setup({
     ...operatorGuards(),
     intentOpen: ({ context }: G) => context.pendingIntent !== null,
     leaseDueForRenewal: on('TICK', (c, e) => rule.leaseDueForRenewal(c.lease, e.now, e.cadenceMs)),
+    leaseRenewalDeadlinePassed: on('TICK', (c, e) => rule.leaseRenewalDeadlinePassed(c.lease, e.now)),
     readDue: on('TICK', (c, e) => rule.readDue(c, e)),
     readbackShowsLeaseLost: on('LEASE_READBACK', (c, e) => rule.readbackShowsLeaseLost(c, e.readback, e.requestedAt)),
     leaseLapsed: on('LEASE_LAPSED', (c, e) => c.lease !== null && !rule.leaseUnexpiredAt(c.lease, e.now)),

@@ -27,6 +27,11 @@ export const LEASE_TTL_BOUNDS = { min: 60, max: 3600 } as const;
 export const READBACK_FRESH_MS = 30_000;
 /** A mutation is not sent when the lease has less than this left: it could lapse in flight. */
 export const LEASE_SEND_MARGIN_MS = 5_000;
+/**
+ * The renewal deadline (client-go's `renewDeadline`): a lease not renewed by this long before
+ * its expiry is given up, so CONTROL_LOST is said while the lease is still valid, never after.
+ */
+export const LEASE_RENEW_MARGIN_MS = 10_000;
 
 /**
  * A remote task in one of these states has finished: a new attempt may start. Anything else,

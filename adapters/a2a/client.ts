@@ -19,8 +19,15 @@ import { authHeaders, buildSession, HEADER_SAFE_TOKEN, type Session } from './se
 import type { TaskSnapshot } from './snapshot.js';
 import type { A2AClient, A2AClientOptions } from './types.js';
 
-/** Either a working transport for the configured origin, or the reason there can be none. */
-type Target = { ok: true; base: BaseUrl; http: HttpTransport } | { ok: false; error: RemoteError };
+/**
+ * Either working transports for the configured origin, or the reason there can be none. Two
+ * lanes: status reads (and discovery) on one pool, lease and mutation calls on their own, so a
+ * renewal never waits for a socket that a slow status read holds.
+ */
+type Target = { ok: true; base: BaseUrl; http: HttpTransport; control: HttpTransport } | { ok: false; error: RemoteError };
+
+/** Sockets for lease and mutation calls: few, since one campaign has at most one in flight. */
+const CONTROL_CONNECTIONS = 16;
 
 function openTarget(opts: A2AClientOptions): Target {
   if (opts.token !== undefined && opts.token !== '' && !HEADER_SAFE_TOKEN.test(opts.token)) {
@@ -28,14 +35,16 @@ function openTarget(opts: A2AClientOptions): Target {
   }
   const base = parseBaseUrl(opts.baseUrl, opts.token);
   if (!base.ok) return base;
-  const http = createHttpTransport(base.value.origin, {
-    connectMs: opts.timeouts?.connectMs ?? DEFAULT_HTTP_OPTIONS.connectMs,
-    headersMs: opts.timeouts?.headersMs ?? DEFAULT_HTTP_OPTIONS.headersMs,
-    bodyMs: opts.timeouts?.bodyMs ?? DEFAULT_HTTP_OPTIONS.bodyMs,
-    maxBodyBytes: opts.maxBodyBytes ?? DEFAULT_HTTP_OPTIONS.maxBodyBytes,
-    connections: opts.connections ?? DEFAULT_HTTP_OPTIONS.connections,
-  });
-  return { ok: true, base: base.value, http };
+  const lane = (connections: number) =>
+    createHttpTransport(base.value.origin, {
+      connectMs: opts.timeouts?.connectMs ?? DEFAULT_HTTP_OPTIONS.connectMs,
+      headersMs: opts.timeouts?.headersMs ?? DEFAULT_HTTP_OPTIONS.headersMs,
+      bodyMs: opts.timeouts?.bodyMs ?? DEFAULT_HTTP_OPTIONS.bodyMs,
+      overallMs: opts.timeouts?.overallMs ?? DEFAULT_HTTP_OPTIONS.overallMs,
+      maxBodyBytes: opts.maxBodyBytes ?? DEFAULT_HTTP_OPTIONS.maxBodyBytes,
+      connections,
+    });
+  return { ok: true, base: base.value, http: lane(opts.connections ?? DEFAULT_HTTP_OPTIONS.connections), control: lane(CONTROL_CONNECTIONS) };
 }
 
 /**
@@ -83,11 +92,13 @@ export function createA2AClient(opts: A2AClientOptions): A2AClient {
     return pending;
   }
 
-  async function call(s: Session, method: string, params: unknown, kind: 'read' | 'mutation'): Promise<Result<unknown>> {
+  /** `lane`: 'read' for status reads, 'control' for lease and mutation calls (their own sockets). */
+  async function call(s: Session, method: string, params: unknown, kind: 'read' | 'mutation', lane: 'read' | 'control' = 'control'): Promise<Result<unknown>> {
     if (!target.ok) return err(target.error);
     const id = nextId++;
     const started = opts.onRequest ? performance.now() : 0;
-    const reply = await target.http.request('POST', s.rpcPath, s.headers, rpcBody(id, method, params));
+    const http = lane === 'read' ? target.http : target.control;
+    const reply = await http.request('POST', s.rpcPath, s.headers, rpcBody(id, method, params));
     const result = reply.ok ? readRpcReply(reply.value, id, secrets) : reply;
     opts.onRequest?.(method, result.ok ? 'ok' : result.error.code, (performance.now() - started) / 1000);
     return failed(method, kind, result);
@@ -103,7 +114,7 @@ export function createA2AClient(opts: A2AClientOptions): A2AClient {
     kind: 'read' | 'mutation',
     expected: { taskId: string; contextId?: string | null },
   ): Promise<Result<TaskSnapshot>> {
-    const result = await call(s, method, params, kind);
+    const result = await call(s, method, params, kind, method === s.dialect.methods.get ? 'read' : 'control');
     if (!result.ok) return result;
     const task = normalizeTask(result.value, secrets);
     return failed(method, kind, task.ok ? checkAnswerIsAbout(task.value, expected) : task);
@@ -184,7 +195,7 @@ export function createA2AClient(opts: A2AClientOptions): A2AClient {
     async close(): Promise<void> {
       if (!target.ok || closed) return;
       closed = true;
-      await target.http.close();
+      await Promise.all([target.http.close(), target.control.close()]);
     },
   };
 }

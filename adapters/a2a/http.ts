@@ -14,6 +14,11 @@ export interface HttpOptions {
   headersMs: number;
   /** Idle time allowed between body chunks. */
   bodyMs: number;
+  /**
+   * The whole request, connect + headers + body: `bodyMs` alone bounds only the gap between
+   * chunks, so a remote trickling one byte a second could hold a request for days.
+   */
+  overallMs: number;
   /** Largest response body accepted; undici aborts the stream once it is exceeded. */
   maxBodyBytes: number;
   /** Keep-alive sockets per origin; sized for a heartbeat sweep at ~64 concurrent polls. */
@@ -24,6 +29,7 @@ export const DEFAULT_HTTP_OPTIONS: HttpOptions = {
   connectMs: 3_000,
   headersMs: 10_000,
   bodyMs: 10_000,
+  overallMs: 30_000,
   maxBodyBytes: 1024 * 1024,
   connections: 64,
 };
@@ -63,7 +69,9 @@ const TRANSPORT_CODES: Record<string, [RemoteErrorCode, SendOutcome, string]> = 
 };
 
 /** Maps a thrown transport error to a RemoteError. The raw error text is never used: it may name headers. */
-export function transportError(e: unknown): RemoteError {
+export function transportError(e: unknown, signal?: AbortSignal): RemoteError {
+  // Our overall deadline fired (undici reports the abort with the signal's reason or its own AbortError).
+  if (signal?.aborted) return remoteError('remote_timeout', 'the remote did not finish its answer within the request deadline', 'ambiguous');
   const code = typeof e === 'object' && e !== null && 'code' in e ? String((e as { code: unknown }).code) : '';
   const known = TRANSPORT_CODES[code];
   if (known) return remoteError(known[0], known[2], known[1]);
@@ -94,11 +102,14 @@ export function createHttpTransport(origin: string, opts: HttpOptions): HttpTran
     headers: RequestHeaders,
     body?: string,
   ): Promise<Result<HttpReply>> {
+    // One deadline for the whole exchange: undici aborts the connect, the wait for headers and
+    // the body stream with it.
+    const signal = AbortSignal.timeout(opts.overallMs);
     let res;
     try {
-      res = await agent.request({ origin, path, method, headers, body });
+      res = await agent.request({ origin, path, method, headers, body, signal });
     } catch (e) {
-      return err(transportError(e));
+      return err(transportError(e, signal));
     }
     const status = res.statusCode;
     if (status >= 300 && status < 400) {
@@ -115,7 +126,7 @@ export function createHttpTransport(origin: string, opts: HttpOptions): HttpTran
     try {
       text = await res.body.text();
     } catch (e) {
-      return err(transportError(e));
+      return err(transportError(e, signal));
     }
     try {
       return ok({ status, body: JSON.parse(text) as unknown, parsed: true });

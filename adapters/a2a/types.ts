@@ -13,12 +13,15 @@ export interface A2AClientOptions {
   baseUrl: string;
   /** Sent as `Authorization: Bearer` and `X-API-KEY`; the caller reads OPENTRAINING_A2A_TOKEN. */
   token?: string;
-  /** Bounded waits; defaults 3 s to connect, 10 s for headers, 10 s between body chunks. */
-  timeouts?: { connectMs?: number; headersMs?: number; bodyMs?: number };
+  /**
+   * Bounded waits; defaults 3 s to connect, 10 s for headers, 10 s between body chunks, and
+   * 30 s for the whole request (connect + headers + body), whatever the chunks do.
+   */
+  timeouts?: { connectMs?: number; headersMs?: number; bodyMs?: number; overallMs?: number };
   /** Response-size cap, default 1 MiB. */
   maxBodyBytes?: number;
   logger?: Logger;
-  /** Keep-alive sockets to the remote, default 64. */
+  /** Keep-alive sockets to the remote for status reads, default 64 (lease and mutation calls have their own few). */
   connections?: number;
   /** Other configured secrets (e.g. our own API key) to redact from anything the remote sends. */
   redact?: readonly string[];

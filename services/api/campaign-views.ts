@@ -28,6 +28,8 @@ export interface CampaignViewsDeps {
   logger: Logger;
   wakeHandlers?: Partial<Record<WakeTarget, WakeHandler>> | undefined;
   allowedActions(host: CampaignHost, snapshot: CampaignSnapshot): string[];
+  /** The supervisor's clock: a view read past its lease's expiry never shows `controlling`. */
+  now?: () => Date;
 }
 
 export class CampaignViews {
@@ -38,7 +40,7 @@ export class CampaignViews {
   /** `allowed`: how an action's answer asks (see CampaignActions); by default, live when read. */
   summary(host: CampaignHost, facts: CampaignFacts = host.facts, snapshot: CampaignSnapshot = host.getSnapshot(), allowed?: () => string[]): CampaignSummary {
     if (host.corrupt) return corruptSummary(host.id);
-    return projectCampaign(facts, snapshot, { ...memoryOf(host), allowedActions: allowed ?? (() => this.live(host)) });
+    return projectCampaign(facts, snapshot, { ...memoryOf(host), allowedActions: allowed ?? (() => this.live(host)), ...this.readAt(host) });
   }
 
   /**
@@ -53,7 +55,13 @@ export class CampaignViews {
   /** The view start-up (or a rediscovery) builds for every campaign; `allowed_actions` is asked only when read. */
   private lazySummary(host: CampaignHost): CampaignSummary {
     if (host.corrupt) return corruptSummary(host.id);
-    return projectCampaign(host.facts, host.getSnapshot(), { ...memoryOf(host), allowedActions: () => this.live(host) });
+    return projectCampaign(host.facts, host.getSnapshot(), { ...memoryOf(host), allowedActions: () => this.live(host), ...this.readAt(host) });
+  }
+
+  /** A controlling view is judged again at the moment it is read (its lease may have lapsed since). */
+  private readAt(host: CampaignHost) {
+    const now = this.deps.now;
+    return now ? { readAt: { now, allowedActions: () => this.live(host) } } : {};
   }
 
   /** Collects views and feeds while the system loads; one read-model update at the end. */

@@ -19,11 +19,13 @@ export interface HealthInputs {
   corrupt: number;
   remoteReachable: boolean | null;
   description: RemoteDescription | null;
+  /** Where discovery stands (it runs in the background from start-up until it answers). */
+  discovery: 'not_configured' | 'discovering' | 'retrying' | 'discovered';
   /** The decision runtime's own report: names of missing parts only, never a path or a value. */
   decisions: DecisionAvailability;
 }
 
-export function buildHealth({ config, hosting, lastSweep, campaigns, corrupt, remoteReachable, description, decisions }: HealthInputs): HealthView {
+export function buildHealth({ config, hosting, lastSweep, campaigns, corrupt, remoteReachable, description, discovery, decisions }: HealthInputs): HealthView {
   return {
     enabled: config.enabled,
     // Presence of the configured interpreters only; `decisions` says whether each runtime can run.
@@ -44,6 +46,7 @@ export function buildHealth({ config, hosting, lastSweep, campaigns, corrupt, re
     campaigns: { total: campaigns, corrupt },
     remote: {
       reachable: remoteReachable,
+      discovery,
       protocol_version: description?.protocolVersion ?? null,
       capabilities: description ? { ...description.capabilities } : null,
       control_extension: description?.controlExtension ?? null,

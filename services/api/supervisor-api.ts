@@ -32,6 +32,8 @@ export interface HealthView {
   campaigns: { total: number; corrupt: number };
   remote: {
     reachable: boolean | null;
+    /** `discovering` / `retrying` until the agent card answers: reads wait, claims and mutations answer remote_unavailable. */
+    discovery: 'not_configured' | 'discovering' | 'retrying' | 'discovered';
     protocol_version: string | null;
     capabilities: Record<string, boolean> | null;
     control_extension: boolean | null;

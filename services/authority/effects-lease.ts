@@ -65,13 +65,19 @@ export function createLeaseEffects(deps: EffectDeps) {
 
   const renewLease = fromPromise<RenewLeaseOutput, RenewLeaseInput>(async ({ input }) => {
     if (!remote) return { lease: null, code: REMOTE_NOT_CONFIGURED };
-    const renewed = await remote.control.leaseRenew({
+    const left = Date.parse(input.renewBy) - deps.now().getTime();
+    if (!(left > 0)) return { lease: null, code: 'lease_renewal_deadline' };
+    const renewal = remote.control.leaseRenew({
       contextId: input.contextId,
       controllerId,
       epoch: input.epoch,
       ttlSeconds: input.ttlSeconds,
       requestId: randomUUID(),
     });
+    // The renewal deadline: an answer still missing then is a failed renewal, so the chart gives
+    // the lease up before it expires instead of waiting on a remote that may answer too late.
+    const renewed = await withinDeadline(renewal, left);
+    if (renewed === null) return { lease: null, code: 'lease_renewal_deadline' };
     if (!renewed.ok) return { lease: null, code: renewed.error.code };
     return { lease: toReadback(renewed.value.lease, deps.now()), code: null };
   });
@@ -85,4 +91,22 @@ export function createLeaseEffects(deps: EffectDeps) {
   });
 
   return { claimLease, renewLease, readLease };
+}
+
+/** `work`'s answer, or null when `ms` pass first (the work itself is bounded by the remote deadline). */
+function withinDeadline<T>(work: Promise<T>, ms: number): Promise<T | null> {
+  return new Promise<T | null>((resolve, reject) => {
+    const timer = setTimeout(() => resolve(null), ms);
+    timer.unref?.();
+    work.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
 }

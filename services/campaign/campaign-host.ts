@@ -20,7 +20,7 @@ import { applySave, isDurable, type SaveResult } from './campaign-save.js';
 import { JournalRefusedError } from './effect-deps.js';
 import { describeStates } from '../../machines/campaign.projection.js';
 import { settleInterrupted } from '../../machines/campaign.restore.js';
-import { HostWaiters, tickBusy, type Collector, type KeepInSave, type SendOutcome } from './host-waiters.js';
+import { HostWaiters, readInFlight, renewalInFlight, tickBusy, type Collector, type KeepInSave, type SendOutcome } from './host-waiters.js';
 import { factsOf, type CampaignFacts, type CampaignSnapshot } from './projection.js';
 
 export interface CampaignHostDeps {
@@ -71,6 +71,8 @@ export class CampaignHost {
   private pending: CampaignEmitted[] = [];
   private readonly waiters = new HostWaiters();
   private writes: Promise<void> = Promise.resolve();
+  /** Writes queued and not finished: a tick that started nothing waits only when there are some. */
+  private queuedWrites = 0;
   private savedContext: unknown;
   private savedStateKey = '';
   /** Why an intent that turns ambiguous without a relay answer is in doubt. */
@@ -159,16 +161,29 @@ export class CampaignHost {
   }
 
   /**
-   * One heartbeat TICK. Resolves when the heartbeat region is idle again (and a renewal this
-   * tick started has settled), after any save it caused. An unchanged read resolves after one
-   * request: no document read, no write.
+   * One heartbeat TICK; the chart decides what it means. Returns false when the tick is over
+   * already (nothing started, nothing to write: no promise, no callback); otherwise `settled` is
+   * called, later, once the read and the renewal THIS tick started have settled and any save
+   * they caused is written. A read or renewal still in flight from an earlier beat is not
+   * waited for. An unchanged read costs one request: no document read, no write.
    */
-  tick(event: TickEvent): Promise<unknown> {
-    if (!this.running) return Promise.resolve();
+  tick(event: TickEvent, settled: () => void): boolean {
+    if (!this.running) return false;
     this.holdSaves = false;
+    const before = this.actor.getSnapshot();
+    const wasReading = readInFlight(before);
+    const wasRenewing = renewalInFlight(before);
     this.actor.send(event);
-    if (!tickBusy(this.actor.getSnapshot())) return this.writes;
-    return this.waiters.waitForTick();
+    const after = this.actor.getSnapshot();
+    const read = !wasReading && readInFlight(after);
+    const renewal = !wasRenewing && renewalInFlight(after);
+    if (read || renewal) {
+      this.waiters.waitForTick({ read, renewal, settled });
+      return true;
+    }
+    if (this.queuedWrites === 0) return false;
+    void this.writes.then(settled);
+    return true;
   }
 
   /** Sends one operator event (the API checked `can()` first) and resolves with what it caused. */
@@ -286,7 +301,9 @@ export class CampaignHost {
 
   /** One write queue per campaign: journal, saves and direct changes never interleave. */
   enqueue<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.writes.then(work, work);
+    this.queuedWrites++;
+    const counted = () => work().finally(() => this.queuedWrites--);
+    const run = this.writes.then(counted, counted);
     // The tail keeps no result: a resolved WriteResult would pin the whole document in memory.
     this.writes = run.then(noop, noop);
     return run;

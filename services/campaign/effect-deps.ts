@@ -45,6 +45,12 @@ export interface EffectDeps {
   journal(campaignId: string, intent: JournalIntentRecord): Promise<void>;
   /** Published dedupe keys of the campaign (read from its document: only on a material read). */
   publishedKeys(campaignId: string): Promise<ReadonlySet<string>>;
+  /**
+   * How many status reads may be in flight at once, all campaigns together (default 64): the
+   * heartbeat hands every TICK out at once, so reads queue here, and only reads do (renewals and
+   * mutations never wait behind them).
+   */
+  readConcurrency?: number;
   /** Called after each status read that reached the wire, with its result (reachability, metrics, last_read_at). */
   onStatusRead?(campaignId: string, ok: boolean, code: string | null, at: string, message?: string | null): void;
   /** The Argus bridge and Foreman runner the decision effects use (none: no decision runs). */

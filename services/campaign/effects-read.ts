@@ -18,6 +18,8 @@ export const UNREACHABLE_CODES: ReadonlySet<string> = new Set(['remote_timeout',
 
 export const isUnreachable = (code: string | null): boolean => code !== null && UNREACHABLE_CODES.has(code);
 
+type ReadAnswer = { type: 'READ_DONE'; output: ReadStatusOutput } | { type: 'READ_CRASHED' };
+
 export function createReadEffects(deps: EffectDeps) {
   const { controllerId, remote } = deps;
   /** Whether Argus can run and Foreman is on: facts the attention region decides a wake with. */
@@ -91,14 +93,43 @@ export function createReadEffects(deps: EffectDeps) {
     };
   };
 
+  // The read slots: one queue for every campaign's reads, so a sweep's TICKs go out at once and
+  // its reads still reach the remote at a bounded concurrency. A waiting read is two array
+  // entries (its input and its reader's `sendBack`), no promise: a sweep queues thousands.
+  const slots = deps.readConcurrency ?? 64;
+  let active = 0;
+  const waiting: (ReadStatusInput | ((event: ReadAnswer) => void))[] = [];
+  let head = 0;
+  const start = (input: ReadStatusInput, sendBack: (event: ReadAnswer) => void): void => {
+    active++;
+    readOnce(input)
+      .then(
+        (output) => sendBack({ type: 'READ_DONE', output }),
+        () => sendBack({ type: 'READ_CRASHED' }),
+      )
+      .finally(next);
+  };
+  function next(): void {
+    active--;
+    if (head >= waiting.length) return;
+    const input = waiting[head] as ReadStatusInput;
+    const sendBack = waiting[head + 1] as (event: ReadAnswer) => void;
+    waiting[head] = waiting[head + 1] = undefined as never;
+    head += 2;
+    if (head === waiting.length) waiting.length = head = 0;
+    else if (head > 4096 && head * 2 > waiting.length) {
+      waiting.splice(0, head);
+      head = 0;
+    }
+    start(input, sendBack);
+  }
+
   // A reader stopped mid-read (pause, close, stop) drops its answer: `sendBack` after stop is
   // a no-op in XState, like the output of a stopped promise actor.
   const statusReader = fromCallback<ReadRequest>(({ receive, sendBack }) => {
     receive(({ input }) => {
-      readOnce(input).then(
-        (output) => sendBack({ type: 'READ_DONE', output }),
-        () => sendBack({ type: 'READ_CRASHED' }),
-      );
+      if (active < slots) start(input, sendBack);
+      else waiting.push(input, sendBack);
     });
   });
 

@@ -30,16 +30,28 @@ export interface Collector {
 
 const NO_COLLECTORS: Collector[] = [];
 
+/** The status read is in flight (the reader itself lives as long as the campaign: "reading" is the heartbeat's state). */
+export const readInFlight = (snapshot: CampaignSnapshot): boolean => snapshot.matches({ active: { heartbeat: 'reading' } });
+/** A renewal is in flight. */
+export const renewalInFlight = (snapshot: CampaignSnapshot): boolean => (snapshot.children as Record<string, unknown>).renewLease !== undefined;
+
 /** A tick is over when neither its status read nor a renewal it started is running. */
-export const tickBusy = (snapshot: CampaignSnapshot): boolean => {
-  const children = snapshot.children as Record<string, unknown>;
-  // The reader itself lives as long as the campaign: "reading" is the heartbeat's state.
-  return snapshot.matches({ active: { heartbeat: 'reading' } }) || children.renewLease !== undefined;
-};
+export const tickBusy = (snapshot: CampaignSnapshot): boolean => readInFlight(snapshot) || renewalInFlight(snapshot);
+
+/**
+ * A tick waits only for what it started: a read or renewal already in flight from an earlier
+ * beat belongs to that beat, so a slow read never holds a later sweep.
+ */
+export interface TickWaiter {
+  read: boolean;
+  renewal: boolean;
+  settled: () => void;
+}
+const waiterBusy = (w: TickWaiter, snapshot: CampaignSnapshot): boolean => (w.read && readInFlight(snapshot)) || (w.renewal && renewalInFlight(snapshot));
 
 export class HostWaiters {
   private readonly collectors = new Set<Collector>();
-  private ticks: (() => void)[] = [];
+  private ticks: TickWaiter[] = [];
 
   add(collector: Collector): void {
     this.collectors.add(collector);
@@ -62,23 +74,24 @@ export class HostWaiters {
     return done;
   }
 
-  waitForTick(): Promise<void> {
-    return new Promise<void>((resolve) => this.ticks.push(resolve));
+  waitForTick(waiter: TickWaiter): void {
+    this.ticks.push(waiter);
   }
 
-  /** The tick is over at this snapshot: its waiters resolve once the writes queued so far are done. */
+  /** The ticks this snapshot ends: each is told once the writes queued so far are done. */
   releaseTicks(snapshot: CampaignSnapshot, writes: Promise<unknown>): void {
-    if (this.ticks.length === 0 || tickBusy(snapshot)) return;
-    const waiters = this.ticks;
-    this.ticks = [];
-    void writes.then(() => waiters.forEach((resolve) => resolve()));
+    if (this.ticks.length === 0) return;
+    const over = this.ticks.filter((w) => !waiterBusy(w, snapshot));
+    if (over.length === 0) return;
+    this.ticks = this.ticks.length === over.length ? [] : this.ticks.filter((w) => waiterBusy(w, snapshot));
+    void writes.then(() => over.forEach((w) => w.settled()));
   }
 
   /** The actor was stopped: a tick or an action waiting for it would wait forever (and hold its sweep). */
   releaseAll(snapshot: CampaignSnapshot, failed: Extract<WriteResult, { ok: false }>): void {
     const ticks = this.ticks;
     this.ticks = [];
-    ticks.forEach((resolve) => resolve());
+    ticks.forEach((w) => w.settled());
     const stranded = [...this.collectors];
     this.collectors.clear();
     for (const c of stranded) c.resolve({ emitted: c.emitted, snapshot, save: failed });

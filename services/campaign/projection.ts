@@ -7,7 +7,7 @@
  */
 import type { SnapshotFrom } from 'xstate';
 import type { CampaignMachine } from '../../machines/campaign.machine.js';
-import { describeStates } from '../../machines/campaign.projection.js';
+import { authorityAt, describeStates } from '../../machines/campaign.projection.js';
 import type { CampaignDocument } from '../../persistence/campaign-document.js';
 import { campaignHealth, lastErrorView, statusMessageView } from '../api/campaign-health.js';
 import type { CampaignSummary, PublicEventView } from '../api/read-model.js';
@@ -45,6 +45,11 @@ export interface ViewExtras {
   lastFailedRead?: { code: string; at: string } | null;
   /** The remote's status text from the last successful read (memory only, sanitized by the normalizer). */
   remoteMessage?: string | null;
+  /**
+   * The clock a view is read at, with `allowedActions` asked afresh then: a controlling view read
+   * past its lease's `expires_at` shows `control-lost` and no lease, whatever was projected before.
+   */
+  readAt?: { now: () => Date; allowedActions: () => string[] };
 }
 
 export function projectCampaign(facts: CampaignFacts, snapshot: CampaignSnapshot, extras: ViewExtras): CampaignSummary {
@@ -85,7 +90,27 @@ export function projectCampaign(facts: CampaignFacts, snapshot: CampaignSnapshot
     last_error: lastErrorView(ctx.lastErrorCode, extras.lastFailedRead ?? null),
     allowed_actions: [] as string[],
   };
-  return withLazyAllowedActions(summary, extras.allowedActions);
+  const lazy = withLazyAllowedActions(summary, extras.allowedActions);
+  return controlling && extras.readAt ? withLeaseExpiry(lazy, snapshot, extras.readAt) : lazy;
+}
+
+/**
+ * A controlling view is judged again each time it is read: past `expires_at` (the chart's own
+ * lease-expiry guard, `authorityAt`) it says `control-lost` with no lease, and its allowed
+ * actions are asked again at that moment, so none needs the lapsed lease.
+ */
+function withLeaseExpiry(summary: CampaignSummary, snapshot: CampaignSnapshot, readAt: NonNullable<ViewExtras['readAt']>): CampaignSummary {
+  const held = { state: summary.state, lease: summary.lease, allowed: Object.getOwnPropertyDescriptor(summary, 'allowed_actions')!.get! };
+  const lapsed = () => authorityAt(snapshot, readAt.now().toISOString()) !== 'controlling';
+  const define = (key: keyof CampaignSummary, get: () => unknown) => Object.defineProperty(summary, key, { enumerable: true, configurable: true, get });
+  define('state', () => (lapsed() ? 'control-lost' : held.state));
+  define('lease', () => (lapsed() ? { mode: 'observer', epoch: null, expires_at: null } : held.lease));
+  define('allowed_actions', () => (lapsed() ? readAt.allowedActions() : held.allowed()));
+  // A lapsed lease is control-lost, so its health is judged as control-lost's.
+  const ctx = snapshot.context;
+  const heldHealth = summary.health;
+  define('health', () => (lapsed() ? campaignHealth({ authority: 'control-lost', remote: ctx.remote, readFailures: ctx.readFailures }) : heldHealth));
+  return summary;
 }
 
 const APPROVED = new Set(['relayed', 'approved', 'held', 'refused', 'consumed']);

@@ -82,6 +82,8 @@ export const WORDS: Record<string, [string, Cause]> = {
   OPERATOR_ANSWER: ['answer', 'operator'],
   LEASE_READBACK: ['lease lost', 'lease'],
   LEASE_LAPSED: ['lease lost', 'lease'],
+  // A beat past the renewal deadline gives the lease up before it expires (issue 18 item 1).
+  'TICK>control-lost': ['lease lost', 'lease'],
   'xstate.done.actor.renewLease': ['lease lost', 'lease'],
   'xstate.error.actor.renewLease': ['lease lost', 'lease'],
   'xstate.done.actor.readLease': ['lease lost', 'lease'],

@@ -49,6 +49,8 @@ const envSchema = z.object({
     .default('argus-openoperator'),
   ARGUS_SUPERVISOR_HEARTBEAT_SECONDS: boundedInt('ARGUS_SUPERVISOR_HEARTBEAT_SECONDS', 60, 86_400, 120),
   ARGUS_SUPERVISOR_LEASE_TTL_SECONDS: boundedInt('ARGUS_SUPERVISOR_LEASE_TTL_SECONDS', 60, 3600, 600),
+  // The overall deadline of one remote call (connect + headers + body).
+  ARGUS_SUPERVISOR_REMOTE_DEADLINE_SECONDS: boundedInt('ARGUS_SUPERVISOR_REMOTE_DEADLINE_SECONDS', 1, 300, 30),
   ARGUS_SUPERVISOR_STATE_ROOT: z.string().min(1).default('./.argus-supervisor'),
   ARGUS_SUPERVISOR_ARGUS_HOME: z.string().optional(),
   ARGUS_SUPERVISOR_ARGUS_PYTHON: z.string().optional(),
@@ -93,6 +95,8 @@ export interface SupervisorConfig {
   controllerId: string;
   heartbeatSeconds: number;
   leaseTtlSeconds: number;
+  /** One remote call's overall deadline (connect + headers + body), seconds. */
+  remoteDeadlineSeconds: number;
   stateRoot: string;
   argusHome: string;
   argusPython: string | null;
@@ -216,6 +220,13 @@ export function loadConfig(env: NodeJS.ProcessEnv): SupervisorConfig {
       message: 'ARGUS_SUPERVISOR_LEASE_TTL_SECONDS must be at least twice ARGUS_SUPERVISOR_HEARTBEAT_SECONDS so the heartbeat can renew it',
     });
   }
+  // A read still in flight at the next beat skips that beat's read: the deadline ends it first.
+  if (e.ARGUS_SUPERVISOR_REMOTE_DEADLINE_SECONDS >= e.ARGUS_SUPERVISOR_HEARTBEAT_SECONDS) {
+    problems.push({
+      code: 'config_invalid',
+      message: 'ARGUS_SUPERVISOR_REMOTE_DEADLINE_SECONDS must be shorter than ARGUS_SUPERVISOR_HEARTBEAT_SECONDS',
+    });
+  }
   // Never inferred, and never a name Argus does not know: a typo would otherwise surface only
   // at the first decision, as an Argus start failure.
   const backend = e.ARGUS_SUPERVISOR_BACKEND ?? '';
@@ -256,6 +267,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): SupervisorConfig {
     controllerId: e.ARGUS_SUPERVISOR_CONTROLLER_ID,
     heartbeatSeconds: e.ARGUS_SUPERVISOR_HEARTBEAT_SECONDS,
     leaseTtlSeconds: e.ARGUS_SUPERVISOR_LEASE_TTL_SECONDS,
+    remoteDeadlineSeconds: e.ARGUS_SUPERVISOR_REMOTE_DEADLINE_SECONDS,
     stateRoot,
     argusHome,
     argusPython: blank(e.ARGUS_SUPERVISOR_ARGUS_PYTHON),

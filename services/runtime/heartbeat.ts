@@ -1,9 +1,16 @@
 /**
  * The deterministic heartbeat: a scheduler OUTSIDE the machines (XState does not persist
- * pending `after` timers), which calls `tick` for every due campaign with bounded concurrency;
- * `tick` sends the campaign's live actor a TICK, and the chart invokes the status read (or a
- * renewal) itself. Each sweep starts after a random jitter so a
- * fleet of supervisors does not poll in lockstep.
+ * pending `after` timers), which sends every active, unpaused campaign a TICK each beat; the
+ * chart alone decides what a tick means (read, renew, poll a mission, nothing).
+ *
+ * No campaign waits for another's: a sweep hands every TICK out at once (a synchronous loop,
+ * no promise per campaign), renewals start right away on their own connections, and status
+ * reads are paced by the read slots of the status reader (services/campaign/effects-read.ts). Beats
+ * come on a fixed rate whatever the last sweep is doing: a read still in flight at the next
+ * beat holds only its own campaign, whose chart skips that beat's read (it is still reading)
+ * and still renews. A sweep reports when what it started has settled, or at the end of its
+ * beat, whichever is first. Each beat starts after a random jitter so a fleet of supervisors
+ * does not poll in lockstep.
  * @module
  */
 export const MIN_CADENCE_SECONDS = 60;
@@ -13,12 +20,16 @@ export interface HeartbeatOptions {
   cadenceMs: number;
   /** Upper bound of the random delay before each sweep, as a fraction of the cadence. */
   jitterRatio?: number;
-  /** How many campaigns are ticked at once. */
-  concurrency?: number;
-  /** The campaigns to consider on this sweep (already filtered for paused/closed/backoff). */
+  /** The campaigns to tick on this sweep: every active, unpaused one (the chart filters the rest). */
   dueCampaigns: (now: number) => Iterable<string>;
-  tick: (campaignId: string) => Promise<void>;
+  /**
+   * Sends one campaign its TICK. Returns false when the tick is over already; otherwise calls
+   * `settled` later, once what this tick started has settled.
+   */
+  tick: (campaignId: string, settled: () => void) => boolean;
   onSweepError?: (campaignId: string, error: unknown) => void;
+  /** How long a sweep waits for what it started before it reports (default: one cadence). */
+  budgetMs?: number;
   random?: () => number;
   now?: () => number;
 }
@@ -28,10 +39,12 @@ export interface SweepReport {
   errors: number;
   startedAt: number;
   finishedAt: number;
+  /** Campaigns whose read or renewal was still in flight when the sweep reported (its beat ended). */
+  stragglers?: number;
 }
 
 export interface Heartbeat {
-  /** Runs one sweep now (the benchmark and `observe` use this directly). */
+  /** Runs one sweep now (the benchmark and tests use this directly). */
   sweep(): Promise<SweepReport>;
   start(): void;
   stop(): Promise<void>;
@@ -42,51 +55,63 @@ export interface Heartbeat {
 }
 
 export function createHeartbeat(opts: HeartbeatOptions): Heartbeat {
-  const concurrency = Math.max(1, opts.concurrency ?? 32);
   const random = opts.random ?? Math.random;
   const now = opts.now ?? Date.now;
+  const budgetMs = opts.budgetMs ?? opts.cadenceMs;
   let timer: NodeJS.Timeout | null = null;
   let running = false;
-  let inFlight: Promise<SweepReport> | null = null;
   let lastSweep: SweepReport | null = null;
+  /** Sweeps still waiting for what they started: stop() ends them (their actors stop next). */
+  const open = new Set<() => void>();
 
-  async function sweep(): Promise<SweepReport> {
-    // Never overlap sweeps: a slow remote must not multiply the load on itself.
-    if (inFlight) return inFlight;
-    inFlight = (async () => {
-      const startedAt = now();
-      let ticked = 0;
-      let errors = 0;
-      // A fixed pool pulling from the (lazy) list: no closure or promise per campaign waits in
-      // a queue, which at 10,000 campaigns was ~1.7 KB of old-generation garbage per tick.
-      const due = opts.dueCampaigns(startedAt)[Symbol.iterator]();
-      const worker = async (): Promise<void> => {
-        for (let next = due.next(); !next.done; next = due.next()) {
-          try {
-            await opts.tick(next.value);
-            ticked++;
-          } catch (error) {
-            errors++;
-            opts.onSweepError?.(next.value, error);
-          }
-        }
+  function sweep(): Promise<SweepReport> {
+    const startedAt = now();
+    let ticked = 0;
+    let errors = 0;
+    let waiting = 0;
+    let dispatching = true;
+    let report!: (stragglers: number) => void;
+    const done = new Promise<SweepReport>((resolve) => {
+      report = (stragglers) => {
+        if (!open.delete(end)) return;
+        lastSweep = { ticked, errors, startedAt, finishedAt: now(), ...(stragglers ? { stragglers } : {}) };
+        resolve(lastSweep);
       };
-      await Promise.all(Array.from({ length: concurrency }, worker));
-      lastSweep = { ticked, errors, startedAt, finishedAt: now() };
-      return lastSweep;
-    })();
-    try {
-      return await inFlight;
-    } finally {
-      inFlight = null;
+    });
+    const end = () => report(waiting);
+    open.add(end);
+    // One callback for the whole sweep, not one closure per campaign.
+    const settled = () => {
+      waiting--;
+      if (waiting === 0 && !dispatching) report(0);
+    };
+    for (const id of opts.dueCampaigns(startedAt)) {
+      try {
+        if (opts.tick(id, settled)) waiting++;
+        ticked++;
+      } catch (error) {
+        errors++;
+        opts.onSweepError?.(id, error);
+      }
     }
+    dispatching = false;
+    if (waiting === 0) {
+      report(0);
+      return done;
+    }
+    // The beat's end: whatever is still in flight belongs to its campaign alone.
+    const beat = setTimeout(end, budgetMs);
+    beat.unref?.();
+    return done.finally(() => clearTimeout(beat));
   }
 
   function schedule(): void {
     if (!running) return;
     const jitter = random() * (opts.jitterRatio ?? 0.1) * opts.cadenceMs;
     timer = setTimeout(() => {
-      void sweep().finally(schedule);
+      // Fixed rate: the next beat is set before this sweep runs, and never waits for it.
+      schedule();
+      void sweep();
     }, opts.cadenceMs + jitter);
     timer.unref?.();
   }
@@ -102,7 +127,7 @@ export function createHeartbeat(opts: HeartbeatOptions): Heartbeat {
       running = false;
       if (timer) clearTimeout(timer);
       timer = null;
-      if (inFlight) await inFlight.catch(() => undefined);
+      for (const end of [...open]) end();
     },
     get running() {
       return running;

@@ -1,6 +1,8 @@
 /**
  * The supervisor's one remote: the A2A client (none until ARGUS_SUPERVISOR_ENABLED=1, the
  * original plugin's opt-in), what discovery found, and whether it answered lately (/health).
+ * Discovery runs in the background from start-up, retried with back-off until it answers, so
+ * a remote that is slow or down never keeps `serve` from listening.
  * @module
  */
 import { createA2AClient, type A2AClient } from '../../adapters/a2a/index.js';
@@ -11,10 +13,22 @@ import type { SupervisorMetrics } from '../api/metrics.js';
 import { isUnreachable } from '../campaign/effects.js';
 import type { SupervisorConfig } from './config.js';
 
+/** Where discovery stands: `/health` reports it (`remote.discovery`). */
+export type DiscoveryState = 'not_configured' | 'discovering' | 'retrying' | 'discovered';
+
+/** Back-off between background discovery attempts: 1 s doubling to 60 s. */
+const RETRY_FIRST_MS = 1_000;
+const RETRY_MAX_MS = 60_000;
+
 export class RemoteLink {
   readonly client: A2AClient | null;
   description: RemoteDescription | null = null;
   reachable: boolean | null = null;
+  /** The discovery attempt in flight, if any: callers that must not wait look at this. */
+  private attempt: Promise<void> | null = null;
+  private retryTimer: NodeJS.Timeout | null = null;
+  private closed = false;
+  private failures = 0;
 
   constructor(
     private readonly config: SupervisorConfig,
@@ -31,6 +45,7 @@ export class RemoteLink {
               ...(config.a2aToken ? { token: config.a2aToken } : {}),
               // Our own API key is a secret too: a remote that somehow echoes it never gets it shown.
               ...(config.apiKey ? { redact: [config.apiKey] } : {}),
+              timeouts: { overallMs: config.remoteDeadlineSeconds * 1000 },
               logger,
               onRequest: (method, outcome, seconds) => metrics.remoteRequestSeconds.observe({ method, outcome }, seconds),
             })
@@ -51,7 +66,41 @@ export class RemoteLink {
     else if (isUnreachable(code)) this.reachable = false;
   }
 
-  async discover(): Promise<void> {
+  get discovery(): DiscoveryState {
+    if (!this.client) return 'not_configured';
+    if (this.description) return 'discovered';
+    return this.failures > 0 ? 'retrying' : 'discovering';
+  }
+
+  /** True while a discovery attempt is in flight and nothing is known yet: mutations do not wait for it. */
+  get discovering(): boolean {
+    return this.attempt !== null && this.description === null;
+  }
+
+  /**
+   * Discovers now and, until it succeeds, again with back-off (1 s doubling to 60 s), each
+   * attempt bounded by the remote deadline. `onDiscovered` runs once it answers.
+   */
+  discoverInBackground(onDiscovered: () => void): void {
+    if (!this.client || this.closed) return;
+    void this.discover().then(() => {
+      if (this.closed) return;
+      if (this.description) return onDiscovered();
+      const delay = Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** Math.max(0, this.failures - 1));
+      this.retryTimer = setTimeout(() => this.discoverInBackground(onDiscovered), delay);
+      this.retryTimer.unref?.();
+    });
+  }
+
+  /** One discovery; concurrent callers share the attempt in flight. */
+  discover(): Promise<void> {
+    this.attempt ??= this.discoverOnce().finally(() => {
+      this.attempt = null;
+    });
+    return this.attempt;
+  }
+
+  private async discoverOnce(): Promise<void> {
     if (!this.client) return;
     const found = await this.client.discover();
     if (found.ok) {
@@ -60,17 +109,23 @@ export class RemoteLink {
       this.logger.info({ protocolVersion: found.value.protocolVersion, mutationsEnabled: found.value.mutationsEnabled }, 'remote discovered');
     } else {
       this.reachable = false;
-      this.logger.warn({ code: found.error.code }, 'remote discovery failed; observation will retry on the heartbeat');
+      this.failures++;
+      this.logger.warn({ code: found.error.code }, 'remote discovery failed; retrying in the background');
     }
   }
 
-  /** The cached description, or a discovery now if start-up could not reach the remote. */
+  /**
+   * The cached description, or a discovery now if none is in flight. While one is (start-up's,
+   * or its retry), nothing waits for it: the chart then refuses with `remote_unavailable`.
+   */
   async ensureDescription(): Promise<RemoteDescription | null> {
-    if (!this.description) await this.discover();
+    if (!this.description && !this.discovering) await this.discover();
     return this.description;
   }
 
   close(): Promise<void> {
+    this.closed = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
     return this.client?.close() ?? Promise.resolve();
   }
 }

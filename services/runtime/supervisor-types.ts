@@ -29,7 +29,7 @@ export interface SupervisorOptions {
    * default: built from `config` (services/decisions). The supervisor closes it on stop.
    */
   decisions?: DecisionRuntime;
-  /** Heartbeat concurrency (default 64). */
+  /** Status reads in flight at once, all campaigns together (default 64); renewals never wait for them. */
   concurrency?: number;
   now?: () => Date;
   metrics?: SupervisorMetrics;

@@ -15,7 +15,7 @@
  */
 import { secretInRequest } from '../api/request-secrets.js';
 import { silentLogger, type Logger } from '../../adapters/logger.js';
-import { heartbeatDue } from '../../machines/campaign.projection.js';
+import { tickable } from '../../machines/campaign.projection.js';
 import type { CampaignStore } from '../../persistence/campaign-store.js';
 import { stateRootOwnership, WHOLE_STATE_ROOT, type HostingRight, type Ownership } from '../../persistence/owner-lock.js';
 import { failure } from '../../persistence/store-errors.js';
@@ -130,6 +130,7 @@ class SupervisorRuntime implements Supervisor {
       logger: this.logger,
       wakeHandlers: opts.wakeHandlers,
       allowedActions: (host, snapshot) => this.actions.allowedActions(host, snapshot),
+      now: this.now,
     });
   }
 
@@ -156,7 +157,9 @@ class SupervisorRuntime implements Supervisor {
     const corrupt = [...(this.system?.corruptCampaigns() ?? [])].length;
     const campaigns = this.system?.list().length ?? 0;
     const { config } = this;
-    return buildHealth({ config, hosting: { owner: this.hosting.owner, deposed: this.hosting.lost }, lastSweep: this.heartbeat?.lastSweep ?? null, campaigns, corrupt, remoteReachable: this.link.reachable, description: this.link.description, decisions: this.decisions.availability() });
+    const remote = { remoteReachable: this.link.reachable, description: this.link.description, discovery: this.link.discovery };
+    const hosting = { owner: this.hosting.owner, deposed: this.hosting.lost };
+    return buildHealth({ config, hosting, lastSweep: this.heartbeat?.lastSweep ?? null, campaigns, corrupt, ...remote, decisions: this.decisions.availability() });
   }
 
   status(): StatusView {
@@ -257,20 +260,21 @@ class SupervisorRuntime implements Supervisor {
     // each as soon as its actor is up: the first complete read does not wait for the whole load.
     const onError = (campaignId: string, error: unknown) => this.logger.error({ campaignId, err: String(error) }, 'tick failed');
     const first = (startOpts.initialSweep ?? true) ? new FirstSweep(concurrency, (id) => this.tickIfDue(id), onError) : null;
-    const discovered = this.discovered(this.link.discover());
+    // Discovery goes on in the background (bounded, retried with back-off): a slow or dead
+    // remote never keeps start() from returning, nor `serve` from listening. Until it answers,
+    // /health says so, reads wait for it, and claims and mutations are refused remote_unavailable.
+    this.link.discoverInBackground(() => this.views.refreshAll(this.system?.hosts() ?? []));
     try {
-      await this.load(right, first ? (host) => first.add(host.id) : undefined);
+      await this.load(right, first ? (host) => first.add(host.id) : undefined, concurrency);
     } catch (error) {
-      await discovered;
+      await this.link.close();
       await this.hosting.release();
       throw error;
     }
-    await discovered;
     this.heartbeat = createHeartbeat({
       cadenceMs: this.config.heartbeatSeconds * 1000,
-      concurrency,
-      dueCampaigns: (at) => this.dueCampaigns(at),
-      tick: (id) => this.tick(id),
+      dueCampaigns: () => this.dueCampaigns(),
+      tick: (id, settled) => this.tick(id, settled),
       onSweepError: onError,
     });
     const heartbeat = this.heartbeat;
@@ -287,7 +291,7 @@ class SupervisorRuntime implements Supervisor {
     return this.firstSweep;
   }
 
-  private async load(right: HostingRight, onHosted?: (host: CampaignHost) => void): Promise<void> {
+  private async load(right: HostingRight, onHosted: ((host: CampaignHost) => void) | undefined, readConcurrency: number): Promise<void> {
     this.store = await openSupervisorStore({
       root: this.config.stateRoot,
       logger: this.logger,
@@ -307,6 +311,7 @@ class SupervisorRuntime implements Supervisor {
         remote: this.remote,
         now: this.now,
         onStatusRead: (...read) => this.statusRead(...read),
+        readConcurrency,
         decisions: this.decisions,
         mutationFacts: (id) => {
           const host = this.system?.host(id);
@@ -333,25 +338,28 @@ class SupervisorRuntime implements Supervisor {
     if (!okRead) this.logger.warn({ campaignId, code }, 'remote read failed');
   }
 
-  private *dueCampaigns(at: number): Iterable<string> {
+  /** Every active, unpaused actor, whatever its task or read state: the chart decides what a tick means. */
+  private *dueCampaigns(): Iterable<string> {
     for (const host of this.system?.hosts() ?? []) {
-      if (host.running && host.facts.binding.taskId !== null && heartbeatDue(host.getSnapshot(), at)) yield host.id;
+      if (host.running && tickable(host.getSnapshot())) yield host.id;
     }
   }
 
-  /** The first read after a restart: the same eligibility as a heartbeat sweep. */
-  private async tickIfDue(campaignId: string): Promise<boolean> {
+  /** The first tick after a restart (the same eligibility as a heartbeat sweep): resolves when it settled. */
+  private tickIfDue(campaignId: string): Promise<boolean> {
     const host = this.system?.host(campaignId);
-    if (!host || !host.running || host.facts.binding.taskId === null || !heartbeatDue(host.getSnapshot(), Date.now())) return false;
-    await this.tick(campaignId);
-    return true;
+    if (!host || !host.running || !this.link.client || !tickable(host.getSnapshot())) return Promise.resolve(false);
+    return new Promise<boolean>((resolve) => {
+      if (!this.tick(campaignId, () => resolve(true))) resolve(true);
+    });
   }
 
-  private async tick(campaignId: string): Promise<void> {
+  /** Sends one TICK; false when it is over already, else `settled` is called when what it started has settled. */
+  private tick(campaignId: string, settled: () => void): boolean {
     const host = this.system?.host(campaignId);
-    if (!host || !this.link.client) return;
-    const snapshot = host.getSnapshot();
-    await host.tick(this.actions.tick(host, snapshot));
+    // No remote (not configured or not enabled): nothing to read or renew, and no write per beat.
+    if (!host || !this.link.client) return false;
+    return host.tick(this.actions.tick(host, host.getSnapshot()), settled);
   }
 
   /** Every covered actor stops at once and for good; the heartbeat skips them (not running). */

@@ -37,6 +37,7 @@ const faultSchema = z.object({
   kind: z.enum(FAULT_KINDS),
   count: z.number().int().min(1).optional(),
   methods: z.array(z.string()).optional(),
+  taskId: z.string().min(1).optional(),
   status: z.number().int().min(500).max(599).optional(),
   delayMs: z.number().int().min(0).max(600_000).optional(),
   bytes: z.number().int().min(1).max(64 * 1024 * 1024).optional(),

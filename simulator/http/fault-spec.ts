@@ -6,7 +6,7 @@
  */
 import { CONTROL_METHODS } from '../../adapters/a2a/control-contract.js';
 
-export const FAULT_KINDS = ['http-5xx', 'malformed-json', 'redirect', 'oversized', 'slow', 'lost-response'] as const;
+export const FAULT_KINDS = ['http-5xx', 'malformed-json', 'redirect', 'oversized', 'slow', 'trickle', 'lost-response'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export interface FaultSpec {
@@ -15,11 +15,13 @@ export interface FaultSpec {
   count?: number;
   /** JSON-RPC methods (or `agentCard`) this fault applies to. */
   methods?: string[];
+  /** Only requests about this task (the JSON-RPC `params.id`), e.g. one campaign's GetTask. */
+  taskId?: string;
   /** http-5xx: status to answer (default 503). */
   status?: number;
-  /** slow: delay before any header is sent (default 10,000 ms). */
+  /** slow: delay before any header is sent (default 10,000 ms); trickle: between body bytes (default 1,000 ms). */
   delayMs?: number;
-  /** oversized: body size in bytes (default 2 MiB). */
+  /** oversized: body size in bytes (default 2 MiB); trickle: padding bytes (default 4 KiB, over an hour at 1 B/s). */
   bytes?: number;
   /** redirect: Location (default this server's /_sim/redirect-sink, which records the hit). */
   location?: string;
@@ -64,9 +66,9 @@ export class FaultInjector {
   }
 
   /** The first armed fault matching this request, consumed by one. */
-  take(method: string): FaultSpec | undefined {
+  take(method: string, taskId?: string): FaultSpec | undefined {
     if (this.armed.length === 0) return undefined;
-    const index = this.armed.findIndex(({ spec }) => matches(spec, method));
+    const index = this.armed.findIndex(({ spec }) => matches(spec, method) && (spec.taskId === undefined || spec.taskId === taskId));
     if (index < 0) return undefined;
     const fault = this.armed[index]!;
     if (--fault.remaining === 0) this.armed.splice(index, 1);

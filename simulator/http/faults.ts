@@ -12,6 +12,8 @@ import { readRpc, rpcMethodOf } from './json-rpc.js';
 const DEFAULT_5XX = 503;
 const DEFAULT_DELAY_MS = 10_000;
 const DEFAULT_OVERSIZED_BYTES = 2 * 1024 * 1024;
+const DEFAULT_TRICKLE_MS = 1_000;
+const DEFAULT_TRICKLE_BYTES = 4 * 1024;
 
 export interface FaultDeps {
   faults: FaultInjector;
@@ -25,7 +27,7 @@ export function countAndInjectFaults(deps: FaultDeps, methodName?: string): Requ
   return (req, res, next) => {
     const method = methodName ?? rpcMethodOf(req);
     deps.stats.request(method);
-    const fault = deps.faults.take(method);
+    const fault = deps.faults.take(method, taskIdOf(req));
     if (!fault) {
       next();
       return;
@@ -59,6 +61,24 @@ function serve(fault: FaultSpec, deps: FaultDeps, res: Response, id: string, nex
         if (!res.socket?.destroyed) next();
       });
       return;
+    case 'trickle': {
+      // Headers at once, then the answer one byte at a time: only an overall deadline ends it.
+      res.status(200).type('application/json');
+      res.flushHeaders();
+      const text = `{"jsonrpc":"2.0","id":${id},"result":{"padding":"${'x'.repeat(fault.bytes ?? DEFAULT_TRICKLE_BYTES)}"}}`;
+      let sent = 0;
+      const drip = (): void => {
+        if (res.socket?.destroyed || res.writableEnded) return;
+        if (sent >= text.length) {
+          res.end();
+          return;
+        }
+        res.write(text[sent++]);
+        deps.faults.delay(fault.delayMs ?? DEFAULT_TRICKLE_MS, drip);
+      };
+      drip();
+      return;
+    }
     case 'lost-response':
       // The handler still runs and applies the mutation; only its answer is lost.
       res.json = ((_body: unknown) => {
@@ -68,4 +88,10 @@ function serve(fault: FaultSpec, deps: FaultDeps, res: Response, id: string, nex
       next();
       return;
   }
+}
+
+/** The task a JSON-RPC request is about (`params.id`), if it names one. */
+function taskIdOf(req: Parameters<RequestHandler>[0]): string | undefined {
+  const id = readRpc(req)?.params['id'];
+  return typeof id === 'string' ? id : undefined;
 }

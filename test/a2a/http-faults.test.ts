@@ -101,6 +101,13 @@ describe('JSON-RPC faults on GetTask map to stable codes and outcomes', () => {
     expect(error).toMatchObject({ code: 'remote_timeout', outcome: 'ambiguous' });
   });
 
+  it('ends a body trickling a byte at a time at the overall deadline, as remote_timeout (ambiguous)', async () => {
+    const started = Date.now();
+    const error = expectError(await client(fault.base('v1'), { timeouts: { bodyMs: 150, overallMs: 400 } }).getTask('trickle'));
+    expect(error).toMatchObject({ code: 'remote_timeout', outcome: 'ambiguous' });
+    expect(Date.now() - started).toBeLessThan(3_000);
+  });
+
   it('survives a burst of 5xx and recovers on the same client', async () => {
     const c = client(fault.base('v1'));
     const results = [];

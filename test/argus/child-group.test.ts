@@ -14,6 +14,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { isRunning, reap, stopsRunning } from '../fixtures/process-tree.js';
 import { REPO_ROOT } from '../fixtures/supervisor-harness.js';
 import { FAKE_ARGUS_MAIN, fakeArgus, until, type FakeFixture } from './fake-argus-fixture.js';
+import { recordChildOutput } from '../fixtures/child-output.js';
 
 const fixtures: FakeFixture[] = [];
 const leftovers: number[] = [];
@@ -77,7 +78,7 @@ describe('the Argus child and what it starts', () => {
       "process.stdout.write(r.ok ? 'ready\\n' : 'failed\\n');",
       'setInterval(() => {}, 1000);',
     ].join('\n');
-    const holder = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const holder = recordChildOutput(spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] }), 'argus-bridge-holder');
     let out = '';
     holder.stdout.on('data', (c: Buffer) => (out += c.toString()));
     await until(() => out.includes('ready') || out.includes('failed'), 10_000);

@@ -3,7 +3,7 @@
  * the rules a mutant of a guard would otherwise break unnoticed (found by `npm run mutation`).
  */
 import { describe, expect, it } from 'vitest';
-import { backingOff, leaseDueForRenewal, readDue, readbackShowsOurLease } from '../../machines/campaign.guards.js';
+import { backingOff, leaseDueForRenewal, leaseRenewalDeadlinePassed, readDue, readbackShowsOurLease } from '../../machines/campaign.guards.js';
 import { describeStates } from '../../machines/campaign.projection.js';
 import { explainRefusal, MUTATION_RULES } from '../../machines/campaign.rules.js';
 import {
@@ -234,7 +234,7 @@ describe('campaign statechart: answers and observations', { timeout: 240_000 }, 
     expect([losses > 0, predating > 0]).toEqual([true, true]);
   });
 
-  it('reads on TICK only when a task is bound and no backoff holds, and renews only when due', () => {
+  it('reads on TICK only when a task is bound and no backoff holds, renews only when due, and gives the lease up past its renewal deadline', () => {
     const ticks = traversal().steps.filter((e) => e.event.type === 'TICK' && e.state.matches('active'));
     const sides = new Set<string>();
     for (const e of ticks) {
@@ -243,13 +243,18 @@ describe('campaign statechart: answers and observations', { timeout: 240_000 }, 
       const reads = wasIdle && readDue(e.state.context, t);
       sides.add(`read:${reads}`);
       expect([t, wasIdle, e.nextState.matches({ active: { heartbeat: 'reading' } })]).toEqual([t, wasIdle, wasIdle ? reads : true]);
+      if (isIn(e.state, READY) || isIn(e.state, `${A}.controlling.renewing`)) {
+        const late = leaseRenewalDeadlinePassed(e.state.context.lease, t.now);
+        sides.add(`deadline:${late}`);
+        expect([t, isIn(e.nextState, `${A}.control-lost`)]).toEqual([t, late]);
+      }
       if (isIn(e.state, READY)) {
-        const due = leaseDueForRenewal(e.state.context.lease, t.now, t.cadenceMs);
+        const due = !leaseRenewalDeadlinePassed(e.state.context.lease, t.now) && leaseDueForRenewal(e.state.context.lease, t.now, t.cadenceMs);
         sides.add(`renew:${due}`);
         expect([t, isIn(e.nextState, `${A}.controlling.renewing`)]).toEqual([t, due]);
       }
     }
-    expect([...sides].sort()).toEqual(['read:false', 'read:true', 'renew:false', 'renew:true']);
+    expect([...sides].sort()).toEqual(['deadline:false', 'deadline:true', 'read:false', 'read:true', 'renew:false', 'renew:true']);
   });
 
   it("reads on an operator's OBSERVE whenever it is idle with a task bound, backoff or not, and only then", () => {

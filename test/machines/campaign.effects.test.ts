@@ -119,7 +119,8 @@ describe('campaign effects', () => {
       { ...read, previous: firstView, readFailures: { consecutive: 0, nextReadAt: null, criticalRaised: false }, now: LATER },
     ]);
     expect(inputs.claimLease).toEqual([{ ...base, controllerId: US, ttlSeconds: 900, binding: BOUND }]);
-    expect(inputs.renewLease).toEqual([{ ...base, controllerId: US, epoch: EPOCH, contextId: CONTEXT, ttlSeconds: 900 }]);
+    // The renewal deadline: 10 s (LEASE_RENEW_MARGIN_MS) before the lease's expiry (the claim's readback, 00:10:00).
+    expect(inputs.renewLease).toEqual([{ ...base, controllerId: US, epoch: EPOCH, contextId: CONTEXT, ttlSeconds: 900, renewBy: '2030-01-01T00:09:50.000Z' }]);
     expect(inputs.readLease).toEqual([{ ...base, contextId: CONTEXT }, { ...base, contextId: CONTEXT }]);
     expect(inputs.journalIntent).toEqual([
       // An operator's mutation applies no Argus decision.

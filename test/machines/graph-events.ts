@@ -44,6 +44,8 @@ export const READ_AT = '2030-01-01T00:00:05.000Z';
 export const EXPIRES = '2030-01-01T00:10:00.000Z';
 /** Two beats before expiry of a 600 s lease: the renewal is due. */
 export const LATER = '2030-01-01T00:08:00.000Z';
+/** 5 s before our lease expires: past its renewal deadline (LEASE_RENEW_MARGIN_MS), still valid. */
+export const PAST_RENEW_DEADLINE = '2030-01-01T00:09:55.000Z';
 /** After our lease expired: a failed read then lets the lease lapse. */
 export const AFTER_EXPIRY = '2030-01-01T00:10:30.000Z';
 export const CADENCE_MS = 60_000;
@@ -179,6 +181,8 @@ export const TICKS: TickEvent[] = [
   tick({ now: LATER }),
   tick({ binding: UNBOUND }),
   tick({ now: LATER, binding: UNBOUND }),
+  // Too late to renew: the lease is given up before it expires.
+  tick({ now: PAST_RENEW_DEADLINE }),
 ];
 
 /** An operator's read (backoff or not); unbound, it breaks `taskBound`. */

@@ -36,7 +36,9 @@ const TASKS: [campaignId: string, scenario: string][] = [
 const RESTORED: Record<string, { state: string; attention?: string }> = {
   'ambiguous-intent': { state: 'ambiguous-intent', attention: 'idle' },
   closed: { state: 'closed' },
-  controlling: { state: 'controlling', attention: 'idle' },
+  // The chart restores in controlling (asserted below), but its v1 lease expired long ago, so no
+  // view shows it controlling: a view past `expires_at` says control-lost.
+  controlling: { state: 'control-lost', attention: 'idle' },
   // The old inert `awaiting-review` placeholder restores idle (no turn was ever sent for it).
   'journaled-unsent': { state: 'ambiguous-intent', attention: 'idle' },
   'needs-you': { state: 'observing', attention: 'needs-you' },
@@ -91,6 +93,7 @@ describe('v1 documents continue under this build', () => {
     await world.restart();
 
     expect(await states()).toEqual(RESTORED);
+    expect(world.supervisor.activeStates('controlling')).toContain('campaign.active.authority.controlling');
     for (const name of v1FixtureNames()) {
       const restored = await doc(name);
       expect(restored.intents.map((i) => i.requestId)).toEqual((v1Fixture(name).intents as { requestId: string }[]).map((i) => i.requestId));

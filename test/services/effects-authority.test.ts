@@ -11,6 +11,8 @@ import { digestPayload } from '../../persistence/payload-digest.js';
 import { createCampaignEffects, REMOTE_NOT_CONFIGURED, type EffectDeps } from '../../services/campaign/effects.js';
 import { RIVAL_CONTROLLER_ID } from '../../simulator/index.js';
 import { CONTROLLER, effectsWorld, run, type EffectsWorld } from './effects-fixture.js';
+/** A renewal deadline no test reaches. */
+const FAR = new Date(Date.now() + 3_600_000).toISOString();
 
 let w: EffectsWorld;
 beforeAll(async () => {
@@ -76,10 +78,10 @@ describe('claimLease', () => {
 describe('renewLease and readLease', () => {
   it('renews at our epoch; a stale epoch is refused with its code; the readback shows a takeover', async () => {
     const { binding, epoch } = await leased();
-    const renewed = await run(w.effects.renewLease, { campaignId: 'c', controllerId: CONTROLLER, epoch, contextId: binding.contextId!, ttlSeconds: 900 });
+    const renewed = await run(w.effects.renewLease, { campaignId: 'c', controllerId: CONTROLLER, epoch, contextId: binding.contextId!, ttlSeconds: 900, renewBy: FAR });
     expect(renewed.code).toBeNull();
     expect(renewed.lease).toMatchObject({ holder: CONTROLLER, epoch });
-    const stale = await run(w.effects.renewLease, { campaignId: 'c', controllerId: CONTROLLER, epoch: epoch + 1, contextId: binding.contextId!, ttlSeconds: 900 });
+    const stale = await run(w.effects.renewLease, { campaignId: 'c', controllerId: CONTROLLER, epoch: epoch + 1, contextId: binding.contextId!, ttlSeconds: 900, renewBy: FAR });
     expect(stale).toEqual({ lease: null, code: 'lease_stale_epoch' });
 
     const ours = await run(w.effects.readLease, { campaignId: 'c', contextId: binding.contextId! });
@@ -87,6 +89,26 @@ describe('renewLease and readLease', () => {
     w.sim.takeover(binding.contextId!, RIVAL_CONTROLLER_ID, 600);
     const lost = await run(w.effects.readLease, { campaignId: 'c', contextId: binding.contextId! });
     expect(lost.readback).toMatchObject({ holder: RIVAL_CONTROLLER_ID, epoch: epoch + 1 });
+  });
+});
+
+describe('renewLease at its renewal deadline', () => {
+  it('an answer not in by `renewBy` is a failed renewal (lease_renewal_deadline), whatever the remote does later', async () => {
+    const { binding, epoch } = await leased();
+    w.sim.injectFaults({ kind: 'slow', count: 1, methods: [CONTROL_METHODS.leaseRenew], delayMs: 3_000 });
+    const renewBy = new Date(Date.now() + 300).toISOString();
+    const started = Date.now();
+    const late = await run(w.effects.renewLease, { campaignId: 'c', controllerId: CONTROLLER, epoch, contextId: binding.contextId!, ttlSeconds: 900, renewBy });
+    expect(late).toEqual({ lease: null, code: 'lease_renewal_deadline' });
+    expect(Date.now() - started).toBeLessThan(2_500);
+    // Past the deadline already: nothing is sent, nothing is waited for.
+    const renewsBefore = w.requests(CONTROL_METHODS.leaseRenew);
+    const past = new Date(Date.now() - 1).toISOString();
+    expect(await run(w.effects.renewLease, { campaignId: 'c', controllerId: CONTROLLER, epoch, contextId: binding.contextId!, ttlSeconds: 900, renewBy: past })).toEqual({
+      lease: null,
+      code: 'lease_renewal_deadline',
+    });
+    expect(w.requests(CONTROL_METHODS.leaseRenew)).toBe(renewsBefore);
   });
 });
 
@@ -201,7 +223,7 @@ describe('no remote', () => {
       readback: null,
       code: REMOTE_NOT_CONFIGURED,
     });
-    expect(await run(offline.renewLease, { campaignId: 'c', controllerId: CONTROLLER, epoch: 1, contextId: 'ctx', ttlSeconds: 600 })).toEqual({
+    expect(await run(offline.renewLease, { campaignId: 'c', controllerId: CONTROLLER, epoch: 1, contextId: 'ctx', ttlSeconds: 600, renewBy: FAR })).toEqual({
       lease: null,
       code: REMOTE_NOT_CONFIGURED,
     });

@@ -70,7 +70,8 @@ describe('a fence_stale save', () => {
     // Later events are answered at once with the same failure; a tick does nothing.
     const resumed = await host.send({ type: 'RESUME', now: new Date().toISOString() });
     expect(resumed).toMatchObject({ emitted: [], save: { ok: false, code: 'fence_stale' } });
-    await host.tick({ type: 'TICK', now: new Date().toISOString(), cadenceMs: 60_000, binding: { taskId: null, contextId: null } } as never);
+    const started = host.tick({ type: 'TICK', now: new Date().toISOString(), cadenceMs: 60_000, binding: { taskId: null, contextId: null } } as never, () => undefined);
+    expect(started).toBe(false);
     await host.whenWritten();
     expect(host.getSnapshot().status).toBe('stopped');
     expect(store.writes()).toBe(writes);

@@ -4,28 +4,33 @@ import { createHeartbeat } from '../../services/runtime/heartbeat.js';
 afterEach(() => vi.useRealTimers());
 
 describe('heartbeat scheduler', () => {
-  it('ticks every due campaign once per sweep, never more than `concurrency` at a time', async () => {
-    let active = 0;
-    let peak = 0;
+  it('ticks every due campaign once per sweep, at once, and reports when what it started has settled', async () => {
     const seen: string[] = [];
+    const pending: (() => void)[] = [];
     const ids = Array.from({ length: 50 }, (_, i) => `c${i}`);
     const hb = createHeartbeat({
       cadenceMs: 60_000,
-      concurrency: 4,
       dueCampaigns: () => ids,
-      tick: async (id) => {
-        active++;
-        peak = Math.max(peak, active);
-        await new Promise((r) => setImmediate(r));
+      // Every other campaign starts something that settles later; the rest are over at once.
+      tick: (id, settled) => {
         seen.push(id);
-        active--;
+        if (Number(id.slice(1)) % 2) return false;
+        pending.push(settled);
+        return true;
       },
     });
-    const report = await hb.sweep();
-    expect(report.ticked).toBe(50);
-    expect(new Set(seen).size).toBe(50);
-    expect(peak).toBeLessThanOrEqual(4);
-    expect(peak).toBeGreaterThan(1);
+    let reported = false;
+    const sweep = hb.sweep().then((r) => ((reported = true), r));
+    // Every TICK went out before anything settled: no campaign waited for another's.
+    expect(seen).toEqual(ids);
+    expect(pending).toHaveLength(25);
+    for (const settle of pending.splice(0, 24)) settle();
+    await new Promise((r) => setImmediate(r));
+    expect(reported).toBe(false);
+    pending[0]!();
+    const report = await sweep;
+    expect(report).toMatchObject({ ticked: 50, errors: 0 });
+    expect(report.stragglers).toBeUndefined();
   });
 
   it('isolates a failing campaign from the rest of the sweep', async () => {
@@ -33,8 +38,9 @@ describe('heartbeat scheduler', () => {
     const hb = createHeartbeat({
       cadenceMs: 60_000,
       dueCampaigns: () => ['a', 'b', 'c'],
-      tick: async (id) => {
+      tick: (id) => {
         if (id === 'b') throw new Error('boom');
+        return false;
       },
       onSweepError: (id) => errors.push(id),
     });
@@ -43,23 +49,24 @@ describe('heartbeat scheduler', () => {
     expect(errors).toEqual(['b']);
   });
 
-  it('does not overlap sweeps: a second call joins the one in flight', async () => {
-    let calls = 0;
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
+  it('a campaign still in flight holds only itself: the sweep reports at the end of its beat, and the next beat ticks every campaign again', async () => {
+    vi.useFakeTimers();
+    const ticks: string[] = [];
     const hb = createHeartbeat({
       cadenceMs: 60_000,
-      dueCampaigns: () => ['a'],
-      tick: async () => {
-        calls++;
-        await gate;
-      },
+      jitterRatio: 0,
+      dueCampaigns: () => ['slow', 'a', 'b'],
+      // `slow` never settles (a read trickling in); the others are over at once.
+      tick: (id) => (ticks.push(id), id === 'slow'),
     });
-    const first = hb.sweep();
-    const second = hb.sweep();
-    release();
-    await Promise.all([first, second]);
-    expect(calls).toBe(1);
+    hb.start();
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(ticks).toEqual(['slow', 'a', 'b']);
+    // The next beat comes on time although the first sweep still waits for `slow`.
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(ticks).toEqual(['slow', 'a', 'b', 'slow', 'a', 'b']);
+    expect(hb.lastSweep).toMatchObject({ ticked: 3, stragglers: 1 });
+    await hb.stop();
   });
 
   it('sweeps on the cadence plus jitter once started, and stops cleanly', async () => {
@@ -73,7 +80,7 @@ describe('heartbeat scheduler', () => {
         sweeps++;
         return [];
       },
-      tick: async () => undefined,
+      tick: () => false,
     });
     hb.start();
     await vi.advanceTimersByTimeAsync(62_999);
