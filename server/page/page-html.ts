@@ -60,6 +60,8 @@ export function appPage(csrfToken: string): string {
 <select id="state-filter"><option value="">all states</option></select>
 <label for="attention-filter">Filter by attention</label>
 <select id="attention-filter"><option value="">all</option></select>
+<label for="health-filter">Filter by health</label>
+<select id="health-filter"><option value="">all</option></select>
 </div>
 <details class="attach">
 <summary>Attach a campaign to a remote task</summary>
@@ -72,8 +74,8 @@ export function appPage(csrfToken: string): string {
 </details>
 <div class="table-wrap">
 <table id="campaign-table" aria-describedby="list-help">
-<caption id="list-help">Click a row (or press Enter on its id) to see the campaign; arrow keys move between rows; a column heading sorts. The lease, the intent in doubt and the last read are in the detail.</caption>
-<thead><tr><th scope="col" data-sort="id" aria-sort="ascending"><button type="button" class="sort">Campaign</button></th><th scope="col" data-sort="state"><button type="button" class="sort">State</button></th><th scope="col" data-sort="attention"><button type="button" class="sort">Attention</button></th><th scope="col" data-sort="stage"><button type="button" class="sort">Stage</button></th><th scope="col" data-sort="change"><button type="button" class="sort">Last change</button></th></tr></thead>
+<caption id="list-help">Click a row (or press Enter on its id) to see the campaign; arrow keys move between rows; a column heading sorts (worst health first by default). The lease, the intent in doubt and the last read are in the detail.</caption>
+<thead><tr><th scope="col" data-sort="id"><button type="button" class="sort">Campaign</button></th><th scope="col" data-sort="state"><button type="button" class="sort">State</button></th><th scope="col" data-sort="attention"><button type="button" class="sort">Attention</button></th><th scope="col" data-sort="health" aria-sort="ascending"><button type="button" class="sort">Health</button></th><th scope="col" data-sort="stage"><button type="button" class="sort">Stage</button></th><th scope="col" data-sort="change"><button type="button" class="sort">Last change</button></th></tr></thead>
 <tbody id="campaign-rows"></tbody>
 </table>
 </div>

@@ -11,6 +11,7 @@ import type { WakeTarget } from '../../machines/vocabulary.js';
 import type { CampaignDocument, WakeRequest as RecordedWake } from '../../persistence/campaign-document.js';
 import type { CampaignHost } from '../campaign/campaign-host.js';
 import type { SaveResult } from '../campaign/campaign-save.js';
+import { shownMessageChanged } from './campaign-health.js';
 import { corruptSummary, eventViews, projectCampaign, type CampaignFacts, type CampaignSnapshot } from '../campaign/projection.js';
 import type { SupervisorMetrics } from './metrics.js';
 import type { CampaignSummary, PublicEventView, ReadModel } from './read-model.js';
@@ -39,7 +40,7 @@ export class CampaignViews {
   /** `allowed`: how an action's answer asks (see CampaignActions); by default, live when read. */
   summary(host: CampaignHost, facts: CampaignFacts = host.facts, snapshot: CampaignSnapshot = host.getSnapshot(), allowed?: () => string[]): CampaignSummary {
     if (host.corrupt) return corruptSummary(host.id);
-    return projectCampaign(facts, snapshot, { lastReadAt: host.lastReadAt, allowedActions: allowed ?? (() => this.live(host)), ...this.readAt(host) });
+    return projectCampaign(facts, snapshot, { ...memoryOf(host), allowedActions: allowed ?? (() => this.live(host)), ...this.readAt(host) });
   }
 
   /**
@@ -54,7 +55,7 @@ export class CampaignViews {
   /** The view start-up (or a rediscovery) builds for every campaign; `allowed_actions` is asked only when read. */
   private lazySummary(host: CampaignHost): CampaignSummary {
     if (host.corrupt) return corruptSummary(host.id);
-    return projectCampaign(host.facts, host.getSnapshot(), { lastReadAt: host.lastReadAt, allowedActions: () => this.live(host), ...this.readAt(host) });
+    return projectCampaign(host.facts, host.getSnapshot(), { ...memoryOf(host), allowedActions: () => this.live(host), ...this.readAt(host) });
   }
 
   /** A controlling view is judged again at the moment it is read (its lease may have lapsed since). */
@@ -96,12 +97,19 @@ export class CampaignViews {
   }
 
   /** A successful status read: `last_read_at` moves in memory only (an unchanged tick writes nothing). */
-  read(host: CampaignHost, at: string): void {
+  read(host: CampaignHost, at: string, message: string | null = null): void {
     host.lastReadAt = at;
-    if (!this.loading) this.deps.readModel.trigger.campaignRead({ campaignId: host.id, at });
+    // The status text is memory only. Only a change the view shows re-projects it (e.g. the first
+    // read of a failed task after a restart): a working task's noisy text costs nothing per tick.
+    const before = host.remoteMessage;
+    host.remoteMessage = message;
+    if (this.loading) return;
+    if (!host.corrupt && shownMessageChanged(host.getSnapshot().context.remote?.state ?? null, before, message)) this.refresh(host);
+    this.deps.readModel.trigger.campaignRead({ campaignId: host.id, at });
   }
 
   emitted(host: CampaignHost, event: CampaignEmitted): void {
+    if (event.type === 'READ_SETTLED' && event.result === 'failed' && event.code !== null) host.lastFailedRead = { code: event.code, at: event.at };
     // An operator's observe is not a heartbeat tick.
     if (event.type === 'READ_SETTLED' && host.observing === 0) this.deps.metrics.ticks.inc({ result: event.result });
   }
@@ -125,4 +133,9 @@ export class CampaignViews {
       );
     }
   }
+}
+
+/** What the host keeps in memory only (never persisted, so never written by a tick). */
+function memoryOf(host: CampaignHost) {
+  return { lastReadAt: host.lastReadAt, lastFailedRead: host.lastFailedRead, remoteMessage: host.remoteMessage };
 }

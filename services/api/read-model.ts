@@ -7,6 +7,7 @@
 import { createStore } from '@xstate/store';
 import { z } from 'zod';
 import type { PublicEventKind } from '../../machines/vocabulary.js';
+import type { Health, LastErrorView } from './campaign-health.js';
 
 /** What the API shows about one campaign. Never a credential, never the remote URL. */
 export interface CampaignSummary {
@@ -26,6 +27,8 @@ export interface CampaignSummary {
     observed_at: string | null;
     /** The last successful read, material or not (memory only: an unchanged tick writes nothing). */
     last_read_at: string | null;
+    /** The remote's own status text for a failed or blocked task (sanitized, bounded, untrusted; memory only). */
+    status_message: string | null;
   };
   lease: { mode: 'observer' | 'controller'; epoch: number | null; expires_at: string | null };
   /**
@@ -56,6 +59,9 @@ export interface CampaignSummary {
   max_attempts: number;
   attempts_submitted: number;
   consecutive_read_failures: number;
+  /** Failure in plain sight: projected from the live snapshot (services/api/campaign-health.ts), never stored. */
+  health: Health;
+  last_error: LastErrorView | null;
   /** The operator actions the campaign's actor can take now; every other action is refused (409). */
   allowed_actions: string[];
 }

@@ -56,6 +56,9 @@ export class CampaignHost {
   readonly id: string;
   facts: CampaignFacts;
   lastReadAt: string | null = null;
+  /** Memory only, like `lastReadAt`: the last failed read (`last_error.at`) and the remote's status text. */
+  lastFailedRead: { code: string; at: string } | null = null;
+  remoteMessage: string | null = null;
   /** Operator reads (`observe`) in flight: their READ_SETTLED is not a heartbeat tick. */
   observing = 0;
   corrupt: { code: string; reason: string } | null = null;

@@ -46,7 +46,7 @@ export function createReadEffects(deps: EffectDeps) {
     const read = await remote.getTask(input.taskId, { contextId: input.contextId });
     const answeredAt = deps.now();
     const at = answeredAt.toISOString();
-    deps.onStatusRead?.(campaignId, read.ok, read.ok ? null : read.error.code, at);
+    deps.onStatusRead?.(campaignId, read.ok, read.ok ? null : read.error.code, at, read.ok ? read.value.latestAgentMessageExcerpt : null);
 
     if (!read.ok) {
       const consecutive = readFailures.consecutive + 1;

@@ -9,6 +9,7 @@ import type { SnapshotFrom } from 'xstate';
 import type { CampaignMachine } from '../../machines/campaign.machine.js';
 import { authorityAt, describeStates } from '../../machines/campaign.projection.js';
 import type { CampaignDocument } from '../../persistence/campaign-document.js';
+import { campaignHealth, lastErrorView, statusMessageView } from '../api/campaign-health.js';
 import type { CampaignSummary, PublicEventView } from '../api/read-model.js';
 
 export type CampaignSnapshot = SnapshotFrom<CampaignMachine>;
@@ -40,6 +41,10 @@ export interface ViewExtras {
   lastReadAt: string | null;
   /** Computed each time the view is read (it asks `can()` of every operator action, live). */
   allowedActions: () => string[];
+  /** The last failed read this process saw (memory only): gives `last_error.at`. */
+  lastFailedRead?: { code: string; at: string } | null;
+  /** The remote's status text from the last successful read (memory only, sanitized by the normalizer). */
+  remoteMessage?: string | null;
   /**
    * The clock a view is read at, with `allowedActions` asked afresh then: a controlling view read
    * past its lease's `expires_at` shows `control-lost` and no lease, whatever was projected before.
@@ -67,6 +72,7 @@ export function projectCampaign(facts: CampaignFacts, snapshot: CampaignSnapshot
       attempt: ctx.remote?.attempt ?? null,
       observed_at: ctx.remote?.observedAt ?? null,
       last_read_at: extras.lastReadAt,
+      status_message: statusMessageView(ctx.remote?.state ?? null, extras.remoteMessage ?? null),
     },
     // Outside `controlling` no lease is shown: a local record is never authority.
     lease: {
@@ -80,6 +86,8 @@ export function projectCampaign(facts: CampaignFacts, snapshot: CampaignSnapshot
     max_attempts: ctx.maxAttempts,
     attempts_submitted: ctx.attemptsSubmitted,
     consecutive_read_failures: ctx.readFailures.consecutive,
+    health: campaignHealth({ authority: states.authority, remote: ctx.remote, readFailures: ctx.readFailures }),
+    last_error: lastErrorView(ctx.lastErrorCode, extras.lastFailedRead ?? null),
     allowed_actions: [] as string[],
   };
   const lazy = withLazyAllowedActions(summary, extras.allowedActions);
@@ -98,6 +106,10 @@ function withLeaseExpiry(summary: CampaignSummary, snapshot: CampaignSnapshot, r
   define('state', () => (lapsed() ? 'control-lost' : held.state));
   define('lease', () => (lapsed() ? { mode: 'observer', epoch: null, expires_at: null } : held.lease));
   define('allowed_actions', () => (lapsed() ? readAt.allowedActions() : held.allowed()));
+  // A lapsed lease is control-lost, so its health is judged as control-lost's.
+  const ctx = snapshot.context;
+  const heldHealth = summary.health;
+  define('health', () => (lapsed() ? campaignHealth({ authority: 'control-lost', remote: ctx.remote, readFailures: ctx.readFailures }) : heldHealth));
   return summary;
 }
 
@@ -129,7 +141,7 @@ export function corruptSummary(campaignId: string): CampaignSummary {
     attention: 'idle',
     paused: false,
     corrupt: true,
-    remote: { task_id: null, context_id: null, state: null, stage: null, attempt: null, observed_at: null, last_read_at: null },
+    remote: { task_id: null, context_id: null, state: null, stage: null, attempt: null, observed_at: null, last_read_at: null, status_message: null },
     lease: { mode: 'observer', epoch: null, expires_at: null },
     pending_question: null,
     decisions: { mission: { project_id: null, binding: 'none' }, in_flight: null, event_key: null, last: null, reviewer_verdict: null },
@@ -137,6 +149,9 @@ export function corruptSummary(campaignId: string): CampaignSummary {
     max_attempts: 0,
     attempts_submitted: 0,
     consecutive_read_failures: 0,
+    // A document that cannot be trusted is a CRITICAL nobody has resolved.
+    health: 'critical',
+    last_error: { code: 'campaign_corrupt', sentence: 'The campaign document cannot be trusted; it is reported, never replaced.', at: null },
     allowed_actions: [],
   };
 }

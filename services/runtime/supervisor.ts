@@ -331,10 +331,10 @@ class SupervisorRuntime implements Supervisor {
   }
 
   /** After each status read that reached the wire: reachability (/health) and `last_read_at`. */
-  private statusRead(campaignId: string, okRead: boolean, code: string | null, at: string): void {
+  private statusRead(campaignId: string, okRead: boolean, code: string | null, at: string, message: string | null = null): void {
     this.link.readAnswered(okRead, code);
     const host = this.system?.host(campaignId);
-    if (okRead && host) this.views.read(host, at);
+    if (okRead && host) this.views.read(host, at, message);
     if (!okRead) this.logger.warn({ campaignId, code }, 'remote read failed');
   }
 

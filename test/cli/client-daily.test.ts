@@ -43,7 +43,7 @@ const ids = (table: string) => table.trim().split('\n').slice(1).map((l) => l.sp
 describe('campaigns list: filters, limit, width, colour', () => {
   it('--state and --attention keep only matching rows; --limit cuts and says so', async () => {
     expect(ids(ok(await w.cli(['campaigns', 'list', '--state', 'paused'])))).toEqual(['d-paused']);
-    expect(ids(ok(await w.cli(['campaigns', 'list', '--state', 'observing'])))).toEqual([LONG.slice(0, 21) + '…', 'd-obs-1', 'd-obs-2']);
+    expect(ids(ok(await w.cli(['campaigns', 'list', '--state', 'observing'])))).toEqual([LONG.slice(0, 17) + '…', 'd-obs-1', 'd-obs-2']);
     expect(ids(ok(await w.cli(['campaigns', 'list', '--state', 'observing,paused', '--attention', 'idle'])))).toHaveLength(4);
     expect(ok(await w.cli(['campaigns', 'list', '--attention', 'needs-you']))).toBe('No campaigns.\n');
     const limited = ok(await w.cli(['campaigns', 'list', '--limit', '2']));
@@ -62,7 +62,7 @@ describe('campaigns list: filters, limit, width, colour', () => {
   it('every line fits 80 columns by default; --wide shows the long id whole and the PENDING column', async () => {
     const narrow = ok(await w.cli(['campaigns', 'list']));
     for (const line of narrow.trimEnd().split('\n')) expect(line.length, line).toBeLessThanOrEqual(80);
-    expect(narrow.split('\n')[0]).toMatch(/^CAMPAIGN\s+STATE\s+ATTENTION\s+STAGE\s+LEASE$/);
+    expect(narrow.split('\n')[0]).toMatch(/^CAMPAIGN\s+STATE\s+ATTENTION\s+HEALTH\s+STAGE\s+LEASE$/);
     const status = ok(await w.cli(['status']));
     const table = status.slice(status.indexOf('CAMPAIGN'));
     for (const line of table.trimEnd().split('\n')) if (!line.startsWith('  ')) expect(line.length, line).toBeLessThanOrEqual(80);

@@ -45,13 +45,13 @@ describe('campaigns and act, human and --json', () => {
     const [task] = await w.sim.tasks(1, 'training');
     const created = ok(await w.cli(['campaigns', 'create', '--id', 'tbl-1', '--objective', 'Reach 76% top-1', '--task', task!, '--max-attempts', '4', '--wide']));
     expect(created.split('\n')[0]).toBe('created tbl-1');
-    expect(created.split('\n')[1]).toMatch(/^CAMPAIGN\s+STATE\s+ATTENTION\s+STAGE\s+LEASE\s+PENDING$/);
-    expect(created).toMatch(/^tbl-1\s+observing\s+idle\s+-\s+-\s+-$/m);
+    expect(created.split('\n')[1]).toMatch(/^CAMPAIGN\s+STATE\s+ATTENTION\s+HEALTH\s+STAGE\s+LEASE\s+PENDING$/);
+    expect(created).toMatch(/^tbl-1\s+observing\s+idle\s+ok\s+-\s+-\s+-$/m);
 
     expect(ok(await w.cli(['act', 'tbl-1', 'observe']))).toMatch(/^observe tbl-1: ok \(changed/);
     const claim = ok(await w.cli(['act', 'tbl-1', 'claim', '--wide']));
     expect(claim).toMatch(/^claim tbl-1: ok \(lease epoch 1 until /);
-    expect(claim).toMatch(/^tbl-1\s+controlling\s+idle\s+\S+ #1\s+argus-openoperator e1 until \S+Z\s+-$/m);
+    expect(claim).toMatch(/^tbl-1\s+controlling\s+idle\s+ok\s+\S+ #1\s+argus-openoperator e1 until \S+Z\s+-$/m);
 
     const list = ok(await w.cli(['campaigns', 'list']));
     expect(list).toMatch(/^tbl-1\s+controlling\s+/m);

@@ -24,7 +24,7 @@ describe('the client over a Unix socket', () => {
     const created = await runCli(['campaigns', 'create', '--id', 'sock-1', '--objective', 'o', '--json'], env);
     expect(JSON.parse(created.stdout)).toMatchObject({ ok: true, campaign: { campaign_id: 'sock-1' } });
     const list = await runCli(['campaigns', 'list', '--wide'], env);
-    expect(list.stdout).toMatch(/^sock-1\s+observing\s+idle\s+-\s+-\s+-$/m);
+    expect(list.stdout).toMatch(/^sock-1\s+observing\s+idle\s+ok\s+-\s+-\s+-$/m);
     const gone = await runCli(['status'], { ...env, ARGUS_SUPERVISOR_SOCKET: path.join(stateRoot, 'none.sock') });
     expect(gone.code).toBe(1);
     expect(gone.stderr).toMatch(/^server_unreachable: unix:.*none\.sock \(ENOENT\)\n$/);

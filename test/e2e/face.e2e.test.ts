@@ -55,6 +55,10 @@ describe('the list at 1366×768', () => {
   });
 
   it('sorts by any column, searches id and objective, filters by state and attention', async () => {
+    // Worst health first by default; all three are ok, so by id.
+    expect(await page.locator('th[data-sort="health"]').getAttribute('aria-sort')).toBe('ascending');
+    expect(await rowIds()).toEqual(['alpha-1', 'mid-2', 'zeta-3']);
+    await page.locator('th[data-sort="id"] .sort').click();
     expect(await rowIds()).toEqual(['alpha-1', 'mid-2', 'zeta-3']);
     await page.locator('th[data-sort="id"] .sort').click();
     expect(await rowIds()).toEqual(['zeta-3', 'mid-2', 'alpha-1']);

@@ -203,7 +203,7 @@ describe('campaign routes', () => {
       paused: false,
       corrupt: false,
       // Create read the task once to verify it: that read is the first `last_read_at`.
-      remote: { task_id: taskId, context_id: null, state: null, stage: null, attempt: null, observed_at: null, last_read_at: expect.any(String) },
+      remote: { task_id: taskId, context_id: null, state: null, stage: null, attempt: null, observed_at: null, last_read_at: expect.any(String), status_message: null },
       lease: { mode: 'observer', epoch: null, expires_at: null },
       pending_question: null,
       // No Argus runtime here: nothing bound, nothing decided (and `mission` is not allowed).
@@ -212,6 +212,8 @@ describe('campaign routes', () => {
       max_attempts: 2,
       attempts_submitted: 0,
       consecutive_read_failures: 0,
+      health: 'ok',
+      last_error: null,
       // What the actor can take now: an observer may read, pause, close or claim; nothing else.
       allowed_actions: ['observe', 'pause', 'close', 'claim'],
     };
@@ -225,7 +227,7 @@ describe('campaign routes', () => {
       ok: true,
       campaign: {
         ...summary,
-        remote: { task_id: taskId, context_id: expect.any(String), state: 'working', stage: 'prepare', attempt: 1, observed_at: expect.any(String), last_read_at: expect.any(String) },
+        remote: { task_id: taskId, context_id: expect.any(String), state: 'working', stage: 'prepare', attempt: 1, observed_at: expect.any(String), last_read_at: expect.any(String), status_message: null },
       },
       events: [],
       // The chart's state node ids the live actor is in, ancestors included (what the page lights).

@@ -6,7 +6,7 @@
  */
 import type { Command } from 'commander';
 import { campaignDetail, campaignsTable, cell, eventLine, type TableStyle } from './format.js';
-import { applyListFilter, ATTENTIONS, limitNote, parseListFilter, STATES } from './list-filter.js';
+import { applyListFilter, ATTENTIONS, HEALTHS, limitNote, parseListFilter, STATES } from './list-filter.js';
 import { clientCommand, connectionOptions, controllerId, Painted, positiveInt, printJson, runClient, usage, useColour, type OutputOptions } from './run.js';
 import { watchList } from './watch.js';
 
@@ -21,10 +21,11 @@ const styleOf = (opts: OutputOptions): TableStyle => ({ wide: opts.wide === true
 
 export function registerCampaigns(program: Command): void {
   const campaigns = clientCommand(program.command('campaigns').description('List, show or create campaigns on a running serve (ARGUS_SUPERVISOR_URL).'));
-  connectionOptions(clientCommand(campaigns.command('list').description('Every campaign: state, attention, stage, lease (--wide: holder, expiry, pending question).')))
+  connectionOptions(clientCommand(campaigns.command('list').description('Every campaign, worst health first: state, attention, health, stage, lease (--wide: holder, expiry, pending question).')))
     .option('--state <states>', `only these states, comma-separated: ${STATES.join(', ')}`)
     .option('--attention <values>', `only these attentions, comma-separated: ${ATTENTIONS.join(', ')}`)
-    .option('--limit <n>', 'at most this many rows (by campaign id)')
+    .option('--health <values>', `only these healths, comma-separated: ${HEALTHS.join(', ')}`)
+    .option('--limit <n>', 'at most this many rows (worst health first, then by campaign id)')
     .option('--watch', 'stay connected and redraw the table on every change it shows (Ctrl-C stops)')
     .option('--wide', 'every column, however wide the lines get')
     .option('--json', 'print the API answer as JSON (filtered and limited like the table)')

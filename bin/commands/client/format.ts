@@ -60,9 +60,9 @@ export function pending(c: View): string {
   return '-';
 }
 
-export const CAMPAIGN_HEADERS = ['CAMPAIGN', 'STATE', 'ATTENTION', 'STAGE', 'LEASE', 'PENDING'];
-/** The default table fits 80 columns (22+16+15+12+5 and four gaps of 2 = 78); `--wide` has the rest. */
-export const NARROW_HEADERS = ['CAMPAIGN', 'STATE', 'ATTENTION', 'STAGE', 'LEASE'];
+export const CAMPAIGN_HEADERS = ['CAMPAIGN', 'STATE', 'ATTENTION', 'HEALTH', 'STAGE', 'LEASE', 'PENDING'];
+/** The default table fits 80 columns (18+16+15+8+8+5 and five gaps of 2 = 80); `--wide` has the rest. */
+export const NARROW_HEADERS = ['CAMPAIGN', 'STATE', 'ATTENTION', 'HEALTH', 'STAGE', 'LEASE'];
 export const TERMINAL_WIDTH = 80;
 
 export interface TableStyle {
@@ -76,23 +76,25 @@ const stageText = (c: View): string | null => (c.remote?.stage ? `${c.remote.sta
 
 export function campaignRow(c: View, controllerId: string | null): string[] {
   const state = c.paused && c.state !== 'paused' ? `${c.state} (paused)` : c.state;
-  return [cell(c.campaign_id, 128), cell(state, 20), cell(c.attention, 16), cell(stageText(c), 24), cell(lease(c, controllerId), 48), cell(pending(c), 60)];
+  return [cell(c.campaign_id, 128), cell(state, 20), cell(c.attention, 16), cell(c.health, 8), cell(stageText(c), 24), cell(lease(c, controllerId), 48), cell(pending(c), 60)];
 }
 
 /** The 80-column row: the lease as its epoch only (`e3`), no pending text (see `campaigns get`). */
 export function narrowRow(c: View): string[] {
   const epoch = c.lease?.mode === 'controller' ? `e${c.lease.epoch ?? '?'}` : '-';
-  return [cell(c.campaign_id, 22), cell(c.state, 16), cell(c.attention, 15), cell(stageText(c), 12), cell(epoch, 5)];
+  return [cell(c.campaign_id, 18), cell(c.state, 16), cell(c.attention, 15), cell(c.health, 8), cell(stageText(c), 8), cell(epoch, 5)];
 }
 
 const SGR = { red: '\u001b[31;1m', yellow: '\u001b[33m', green: '\u001b[32m', dim: '\u001b[2m', reset: '\u001b[0m' };
 const STATE_COLOUR: Record<string, keyof typeof SGR> = { controlling: 'green', 'control-lost': 'red', 'ambiguous-intent': 'red', corrupt: 'red', paused: 'dim', closed: 'dim' };
 const ATTENTION_COLOUR: Record<string, keyof typeof SGR> = { 'needs-you': 'red', 'awaiting-review': 'yellow', assessing: 'yellow' };
+const HEALTH_COLOUR: Record<string, keyof typeof SGR> = { failed: 'red', critical: 'red', degraded: 'yellow', ok: 'green', done: 'dim' };
+const COLUMN_COLOURS = [undefined, STATE_COLOUR, ATTENTION_COLOUR, HEALTH_COLOUR];
 
-/** Colours the state (column 1) and attention (column 2) by their word. */
+/** Colours the state (column 1), attention (column 2) and health (column 3) by their word, which stays. */
 export const paintCampaign: Paint = (column, text) => {
   const word = text.trim().split(' ')[0] ?? '';
-  const colour = column === 1 ? STATE_COLOUR[word] : column === 2 ? ATTENTION_COLOUR[word] : undefined;
+  const colour = COLUMN_COLOURS[column]?.[word];
   return colour ? `${SGR[colour]}${text}${SGR.reset}` : text;
 };
 
@@ -114,6 +116,9 @@ export function campaignDetail(c: View, events: View[], active: string[], contro
     ['objective', cell(c.objective, 200)],
     ['state', c.paused ? `${c.state} (paused)` : c.state],
     ['attention', c.attention],
+    ['health', `${cell(c.health)}  read failures ${c.consecutive_read_failures ?? 0}`],
+    ['last error', c.last_error ? `${cell(c.last_error.code, 40)}: ${cell(c.last_error.sentence, 200)}${c.last_error.at ? ` at ${cell(c.last_error.at)}` : ''}` : null],
+    ['remote says', c.remote?.status_message ? `(untrusted) ${cell(c.remote.status_message, 300)}` : null],
     ['remote', `task ${cell(c.remote?.task_id)}  context ${cell(c.remote?.context_id)}  ${cell(c.remote?.state)}  stage ${cell(c.remote?.stage)}  attempt ${cell(c.remote?.attempt)}`],
     ['last read', c.remote?.last_read_at],
     ['last change', c.remote?.observed_at],

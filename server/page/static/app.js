@@ -18,6 +18,7 @@ const list = createList({
   thead: document.querySelector('#campaign-table thead'),
   filter: $('state-filter'),
   attention: $('attention-filter'),
+  health: $('health-filter'),
   search: $('campaign-search'),
   count: $('campaign-count'),
   onSelect: select,

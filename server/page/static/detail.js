@@ -40,10 +40,14 @@ export function renderSummary(c, holder) {
   const facts = [
     ['Lease', leaseText(c.lease, holder)],
     ['Intent in doubt', c.open_intent ? `${c.open_intent.action} (resolve it before anything else is sent)` : 'none'],
+    ['Health', `${c.health ?? '—'} (${c.consecutive_read_failures ?? 0} read failures in a row)`],
+    ['Last error', c.last_error ? `${c.last_error.code}: ${c.last_error.sentence}${c.last_error.at ? ` (${when(c.last_error.at)})` : ''}` : 'none'],
     ['Remote state', remote.state ?? '—'],
     ['Last read', time(remote.last_read_at)],
     ['Last change', time(remote.observed_at)],
   ];
+  // The remote's own words: untrusted text, set as text (never markup) and marked as such.
+  if (remote.status_message) facts.push(['Remote says (untrusted)', el('q', { class: 'remote-text', text: remote.status_message })]);
   $('detail-facts').replaceChildren(...facts.flatMap(([k, v]) => [el('dt', { text: k }), el('dd', {}, v)]));
 }
 

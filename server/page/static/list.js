@@ -8,20 +8,25 @@ import { absolute, ago, el, setText } from './dom.js';
 
 const KNOWN_STATES = ['observing', 'claiming', 'controlling', 'control-lost', 'ambiguous-intent', 'paused', 'closed', 'corrupt'];
 const KNOWN_ATTENTION = ['idle', 'binding', 'assessing', 'awaiting-review', 'needs-you'];
-const CELLS = ['state', 'attention', 'stage', 'change'];
+// Worst first (services/api/campaign-health.ts): the default sort. A word and an icon, never colour alone.
+const HEALTHS = ['failed', 'critical', 'degraded', 'ok', 'done'];
+const HEALTH_ICON = { failed: '✖', critical: '‼', degraded: '⚠', ok: '✓', done: '●' };
+const healthRank = (c) => (HEALTHS.includes(c.health) ? HEALTHS.indexOf(c.health) : HEALTHS.indexOf('ok'));
+const CELLS = ['state', 'attention', 'health', 'stage', 'change'];
 
 const KEYS = {
   id: (c) => c.campaign_id,
   state: (c) => c.state ?? '',
   attention: (c) => c.attention ?? '',
+  health: healthRank,
   stage: (c) => c.remote?.stage ?? c.remote?.state ?? '',
   change: (c) => c.remote?.observed_at ?? '',
 };
 
-export function createList({ tbody, thead, filter, attention, search, count, onSelect }) {
+export function createList({ tbody, thead, filter, attention, health, search, count, onSelect }) {
   const rows = new Map();
   let selected = null;
-  let sort = { key: 'id', dir: 1 };
+  let sort = { key: 'health', dir: 1 };
 
   const options = (select, values) => {
     const have = new Set([...select.options].map((o) => o.value));
@@ -29,11 +34,13 @@ export function createList({ tbody, thead, filter, attention, search, count, onS
   };
   options(filter, KNOWN_STATES);
   options(attention, KNOWN_ATTENTION);
+  options(health, HEALTHS);
 
   function cellsOf(c) {
     return {
       state: c.paused && c.state !== 'paused' ? `${c.state} (paused)` : c.state,
       attention: c.attention,
+      health: c.health ? `${HEALTH_ICON[c.health] ?? '?'} ${c.health}` : '—',
       stage: c.remote?.stage ?? c.remote?.state ?? '—',
       change: ago(c.remote?.observed_at),
     };
@@ -57,6 +64,8 @@ export function createList({ tbody, thead, filter, attention, search, count, onS
     row.button.title = row.summary.objective ?? '';
     row.tr.dataset.state = row.summary.state;
     row.tr.dataset.attention = row.summary.attention;
+    row.tr.dataset.health = row.summary.health ?? '';
+    row.cells.health.title = healthTitle(row.summary);
     applyFilterTo(row);
   }
 
@@ -64,10 +73,10 @@ export function createList({ tbody, thead, filter, attention, search, count, onS
     const c = row.summary;
     const q = search.value.trim().toLowerCase();
     const hit = !q || c.campaign_id.toLowerCase().includes(q) || String(c.objective ?? '').toLowerCase().includes(q);
-    row.tr.hidden = !hit || (filter.value !== '' && c.state !== filter.value) || (attention.value !== '' && c.attention !== attention.value);
+    row.tr.hidden = !hit || (filter.value !== '' && c.state !== filter.value) || (attention.value !== '' && c.attention !== attention.value) || (health.value !== '' && c.health !== health.value);
   }
 
-  const filtered = () => filter.value !== '' || attention.value !== '' || search.value.trim() !== '';
+  const filtered = () => filter.value !== '' || attention.value !== '' || health.value !== '' || search.value.trim() !== '';
   function updateCount() {
     let shown = 0;
     for (const row of rows.values()) if (!row.tr.hidden) shown++;
@@ -148,6 +157,7 @@ export function createList({ tbody, thead, filter, attention, search, count, onS
   };
   filter.addEventListener('change', refilter);
   attention.addEventListener('change', refilter);
+  health.addEventListener('change', refilter);
   search.addEventListener('input', refilter);
 
   thead.addEventListener('click', (event) => {
@@ -186,4 +196,11 @@ export function createList({ tbody, thead, filter, attention, search, count, onS
     },
     setHolder() {},
   };
+}
+
+/** The health cell's hover: read failures and the last error's code (the detail has the rest). */
+function healthTitle(c) {
+  const failures = c.consecutive_read_failures ? `${c.consecutive_read_failures} read failures in a row` : '';
+  const error = c.last_error ? `last error ${c.last_error.code}` : '';
+  return [failures, error].filter(Boolean).join(' · ');
 }
