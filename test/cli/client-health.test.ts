@@ -6,6 +6,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordSyncOutput } from '../fixtures/child-output.js';
 import { CLI_ENTRY, REPO_ROOT, createScope, until } from '../fixtures/supervisor-harness.js';
 import { startCliWorld, type CliResult, type CliWorld } from './cli-harness.js';
 
@@ -58,12 +59,15 @@ describe('campaigns list: health', () => {
   });
 
   it('colour on a terminal sits beside the word, never instead of it', () => {
-    const r = spawnSync('script', ['-qec', `${process.execPath} ${CLI_ENTRY} campaigns list --health failed`, '/dev/null'], {
-      cwd: REPO_ROOT,
-      env: { PATH: process.env.PATH ?? '', TERM: 'xterm', ARGUS_SUPERVISOR_URL: w.serve.address, ARGUS_SUPERVISOR_STATE_ROOT: w.stateRoot },
-      encoding: 'utf8',
-      timeout: 20_000,
-    });
+    const r = recordSyncOutput(
+      'cli-health-pty',
+      spawnSync('script', ['-qec', `${process.execPath} ${CLI_ENTRY} campaigns list --health failed`, '/dev/null'], {
+        cwd: REPO_ROOT,
+        env: { PATH: process.env.PATH ?? '', TERM: 'xterm', ARGUS_SUPERVISOR_URL: w.serve.address, ARGUS_SUPERVISOR_STATE_ROOT: w.stateRoot },
+        encoding: 'utf8',
+        timeout: 20_000,
+      }),
+    );
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/\u001b\[31;1mfailed\s*\u001b\[0m/);
   });

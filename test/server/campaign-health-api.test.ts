@@ -7,14 +7,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHttpServer, listen, API_PREFIX } from '../../server/http-server.js';
 import { startSimulator } from '../../simulator/index.js';
+import { canary } from '../fixtures/canary.js';
 import { captureLogs } from '../fixtures/log-capture.js';
 import { NO_BACKOFF } from './session-fixture.js';
 import { attach, createScope, httpCall, observe, startTestSupervisor, storeWrites, summaryOf, tempStateRoot } from '../fixtures/supervisor-harness.js';
 
 const scope = createScope();
 afterEach(() => scope.dispose());
-const KEY = 'health-api-key-0123456789abcdef';
-const TOKEN = 'health-remote-token-0123456789';
+const KEY = canary('health-api-key');
+const TOKEN = canary('health-remote-token');
 
 async function world() {
   const sim = scope.defer(await startSimulator({ port: 0, token: TOKEN, pollsPerStage: 1 }), (s) => s.close());
