@@ -10,7 +10,7 @@
 import { createActor, type Actor, type AnyActorRef, type Subscription } from 'xstate';
 import type { CampaignMachine } from '../../machines/campaign.machine.js';
 import { CAMPAIGN_MACHINE_VERSION, checkRestorable, isQuiescent } from '../../machines/campaign.machine.js';
-import type { CampaignEmitted, CampaignEvent, MutationKind, ObserveEvent, OperatorEvent, TickEvent } from '../../machines/campaign.types.js';
+import type { CampaignContext, CampaignEmitted, CampaignEvent, HostEnvironment, MutationKind, ObserveEvent, OperatorEvent, TickEvent } from '../../machines/campaign.types.js';
 import type { CampaignDocument } from '../../persistence/campaign-document.js';
 import type { CampaignStore, WriteResult } from '../../persistence/campaign-store.js';
 import { recordIntent } from '../../persistence/intent-journal.js';
@@ -19,7 +19,7 @@ import { crashPoint } from '../runtime/fault-points.js';
 import { applySave, isDurable, type SaveResult } from './campaign-save.js';
 import { JournalRefusedError } from './effect-deps.js';
 import { describeStates } from '../../machines/campaign.projection.js';
-import { settleInterrupted } from '../../machines/campaign.restore.js';
+import { settleInterrupted, withEnvironment } from '../../machines/campaign.restore.js';
 import { HostWaiters, readInFlight, renewalInFlight, tickBusy, type Collector, type KeepInSave, type SendOutcome } from './host-waiters.js';
 import { factsOf, type CampaignFacts, type CampaignSnapshot } from './projection.js';
 
@@ -27,6 +27,8 @@ export interface CampaignHostDeps {
   logic: CampaignMachine;
   store: CampaignStore;
   now(): Date;
+  /** The process's facts of now (discovery, Argus's runtime, the cadence): every restore takes them. */
+  environment(): HostEnvironment;
   /**
    * The root every campaign actor is created under, so all of them share one XState actor
    * system (its scheduler, registry and inspection) instead of one system each: ~1.8 KB of
@@ -92,7 +94,8 @@ export class CampaignHost {
     this.deps = deps;
     this.facts = factsOf(doc);
     if (!doc.machine) throw new MachineRestoreError('campaign has no machine snapshot');
-    const check = checkRestorable(doc.machine);
+    // A `campaign@5` snapshot's binding lived in the document: the migration takes it from there.
+    const check = checkRestorable(doc.machine, { taskId: doc.remote.taskId, contextId: doc.remote.contextId });
     if (!check.ok) throw new MachineRestoreError(`machine version ${check.version} is not ${CAMPAIGN_MACHINE_VERSION}`);
     this.durable = check.snapshot;
     this.actor = this.spawn();
@@ -108,7 +111,8 @@ export class CampaignHost {
       // A decision boundary in flight is settled, never replayed (an Argus turn: "interrupted").
       const settled = settleInterrupted(this.durable, this.deps.now().toISOString());
       this.restoredEvents = settled.emitted;
-      const options = { snapshot: settled.snapshot, input: { campaignId: this.id }, id: this.id, parent: this.deps.fleet };
+      const snapshot = withEnvironment(settled.snapshot, this.deps.environment());
+      const options = { snapshot, input: { campaignId: this.id }, id: this.id, parent: this.deps.fleet };
       actor = createActor(this.deps.logic, options as never);
     } catch (error) {
       throw new MachineRestoreError(error instanceof Error ? error.message : String(error));
@@ -184,6 +188,14 @@ export class CampaignHost {
     if (this.queuedWrites === 0) return false;
     void this.writes.then(settled);
     return true;
+  }
+
+  /**
+   * The process's facts changed (discovery answered, Argus came or went): the chart takes them if
+   * they say something new. A change of environment alone is never saved (see `onSnapshot`).
+   */
+  tellEnvironment(environment: HostEnvironment): void {
+    if (this.running) this.actor.send({ type: 'ENVIRONMENT', environment });
   }
 
   /** Sends one operator event (the API checked `can()` first) and resolves with what it caused. */
@@ -318,6 +330,11 @@ export class CampaignHost {
   private onSnapshot(snapshot: CampaignSnapshot): void {
     const quiescent = isQuiescent(snapshot);
     const stateKey = durableStateKey(snapshot);
+    // The environment is the process's, replaced on every restore: a change of it alone is no write.
+    if (snapshot.context !== this.savedContext && onlyEnvironmentChanged(this.savedContext as CampaignContext, snapshot.context)) {
+      this.savedContext = snapshot.context;
+      this.deps.onViewChanged(this);
+    }
     const changed = snapshot.context !== this.savedContext || stateKey !== this.savedStateKey;
     const finishing = this.waiters.finishing(snapshot);
     let save: Promise<WriteResult | null> | null = null;
@@ -343,7 +360,7 @@ export class CampaignHost {
     this.savedStateKey = stateKey;
     // Taken now: the actor moves on while the write waits its turn.
     const machine = { version: CAMPAIGN_MACHINE_VERSION, snapshot: this.actor.getPersistedSnapshot() };
-    const observedContextId = snapshot.context.remote?.contextId ?? null;
+    const binding = snapshot.context.binding;
     const keeps = finishing.flatMap((c) => (c.keep ? [{ keep: c.keep, emitted: c.emitted }] : []));
     const doubtCode = this.doubtCode;
     const inDoubt = this.inDoubt;
@@ -357,7 +374,7 @@ export class CampaignHost {
       if (carriesOutcome) crashPoint('before_outcome_write');
       let saved: SaveResult | null = null;
       const written = await this.deps.store.transact(this.id, (doc) => {
-        saved = applySave(doc, { machine, emitted, doubtCode, inDoubt, observedContextId, now: this.deps.now() });
+        saved = applySave(doc, { machine, emitted, doubtCode, inDoubt, binding, now: this.deps.now() });
         let next = saved.doc;
         for (const k of keeps) next = k.keep(next, { emitted: k.emitted, snapshot });
         return next;
@@ -404,6 +421,13 @@ const noop = (): void => undefined;
 const MUTATIONS: readonly string[] = ['submit', 'intervene', 'cancel', 'release', 'answer'];
 const isMutation = (action: string): action is MutationKind => MUTATIONS.includes(action);
 
+
+/** Every field but `environment` is the same object: nothing durable changed. */
+function onlyEnvironmentChanged(saved: CampaignContext, next: CampaignContext): boolean {
+  if (saved.environment === next.environment) return false;
+  for (const key of Object.keys(next) as (keyof CampaignContext)[]) if (key !== 'environment' && saved[key] !== next[key]) return false;
+  return true;
+}
 
 /**
  * The state outside the heartbeat region (reading ↔ idle is never durable), as a short key:

@@ -5,8 +5,9 @@
  * @module
  */
 import type { A2AClient } from '../../adapters/a2a/index.js';
-import type { MutationFacts, MutationKind } from '../../machines/campaign.types.js';
+import type { MutationKind } from '../../machines/campaign.types.js';
 import type { DecisionRuntime } from '../decisions/decision-runtime.js';
+import type { ContextIndex } from '../authority/context-index.js';
 
 /** The intent record the journal writes before a mutation may be sent. */
 export interface JournalIntentRecord {
@@ -59,8 +60,8 @@ export interface EffectDeps {
   objectiveOf?(campaignId: string): string;
   /** This Argus decision id was consumed already (the document's consumed decisions). */
   decisionConsumed?(campaignId: string, decisionId: string): boolean;
-  /** The facts an approved proposal's mutation would carry now (the API's own, for the chart's rules). */
-  mutationFacts?(campaignId: string): Omit<MutationFacts, 'requestId'> | null;
+  /** One controller per remote context among the campaigns (the claim asks before it sends). */
+  contexts?: ContextIndex;
 }
 
 /** The code every effect answers with when there is no remote to talk to (nothing is sent). */

@@ -25,7 +25,10 @@ import { ApiFailure, apiError, type ApiError } from '../api/api-errors.js';
 import { campaignActionSchema, campaignsBodySchema, describeIssues, type CampaignActionBody } from '../api/api-schemas.js';
 import { CampaignActions } from '../api/campaign-actions.js';
 import { campaignsRoute } from '../api/campaigns-route.js';
-import { ContextControllers } from '../api/campaign-facts.js';
+import { capabilitiesOf } from '../api/campaign-facts.js';
+import { heldContext, MemoryContextIndex } from '../authority/context-index.js';
+import type { HostEnvironment } from '../../machines/campaign.types.js';
+import { environmentChanged } from '../../machines/campaign.guards.js';
 import { CampaignViews } from '../api/campaign-views.js';
 import { buildHealth } from '../api/health.js';
 import { createMetrics, type SupervisorMetrics } from '../api/metrics.js';
@@ -60,7 +63,6 @@ export function buildSupervisor(opts: SupervisorOptions): Supervisor {
 }
 
 const fail = (error: ApiError): ApiResult<never> => ({ ok: false, error });
-const MUTATIONS = new Set(['submit', 'intervene', 'cancel', 'release', 'answer']);
 
 class SupervisorRuntime implements Supervisor {
   readonly readModel: ReadModel = createReadModel();
@@ -77,8 +79,10 @@ class SupervisorRuntime implements Supervisor {
   private readonly views: CampaignViews;
   private readonly decisions: DecisionRuntime;
   private readonly writesByCampaign = new Map<string, number>();
-  /** Which campaign controls which remote context (the claim rule's fact), kept as views change. */
-  private readonly controllers = new ContextControllers();
+  /** Which campaign controls which remote context: the claim asks it, the views keep it current. */
+  private readonly contexts = new MemoryContextIndex();
+  /** The environment every actor was told last (a new one is broadcast, an unchanged one is not). */
+  private environmentTold: HostEnvironment | null = null;
   private heartbeat: Heartbeat | null = null;
   /** The right to host; losing it stops every actor (`stopForLostRight`). */
   private readonly hosting: Hosting;
@@ -108,20 +112,14 @@ class SupervisorRuntime implements Supervisor {
       now: this.now,
       logger: this.logger,
     });
-    const cadenceMs = this.config.heartbeatSeconds * 1000;
     this.actions = new CampaignActions({
       noRemote: () => this.link.noRemote(),
       description: () => this.discovered(this.link.ensureDescription()),
-      knownDescription: () => this.link.description,
-      controllerOf: (contextId, exceptId) => this.controllers.controllerOf(contextId, exceptId),
-      mutationInFlight: (id) => this.gate.mutationInFlight(id),
-      argusAvailable: () => this.decisions.recentAvailability().argus.available,
+      refreshEnvironment: () => this.tellEnvironment(),
       view: (facts, snapshot, host, allowed) => this.views.summary(host, facts, snapshot, allowed),
       eventsFrom: (id, from) => this.readModel.getSnapshot().context.events.filter((e) => e.campaign_id === id && e.seq >= from),
       unusable: (id, failure) => this.unusable(id, failure),
       leaseTtlSeconds: this.config.leaseTtlSeconds,
-      minTtlSeconds: 2 * this.config.heartbeatSeconds,
-      cadenceMs,
       now: this.now,
     });
     this.views = new CampaignViews({
@@ -195,11 +193,30 @@ class SupervisorRuntime implements Supervisor {
    * allowed_actions lack claim and the mutations: the first description refreshes every view.
    */
   private async discovered<T>(discovery: Promise<T>): Promise<T> {
-    const before = this.link.description;
     const result = await discovery;
-    // What the remote can do changes every campaign's allowed actions (asked again when next read).
-    if (this.link.description !== before) this.views.refreshAll(this.system?.hosts() ?? []);
+    this.tellEnvironment();
     return result;
+  }
+
+  /** The process's facts of now: what discovery found, whether Argus can run, the cadence. */
+  private environment(): HostEnvironment {
+    return {
+      capabilities: capabilitiesOf(this.link.description),
+      argusAvailable: this.decisions.recentAvailability().argus.available,
+      cadenceMs: this.config.heartbeatSeconds * 1000,
+    };
+  }
+
+  /**
+   * Broadcasts the environment to every actor when it says something new (discovery answered,
+   * Argus came or went): each actor's context holds it, and its views' allowed_actions follow.
+   */
+  private tellEnvironment(): void {
+    const next = this.environment();
+    const told = this.environmentTold;
+    if (told && sameEnvironment(told, next)) return;
+    this.environmentTold = next;
+    for (const host of this.system?.hosts() ?? []) host.tellEnvironment(next);
   }
 
   private routeDeps() {
@@ -237,12 +254,9 @@ class SupervisorRuntime implements Supervisor {
     );
   }
 
-  /** Fenced mutations take the campaign's one in-flight slot; the fact travels on MUTATE. */
+  /** One mutation per campaign at a time is the chart's own rule (`noMutationInFlight`): no slot here. */
   private admit(host: CampaignHost, req: CampaignActionBody, keepAnswer?: KeepAnswer): Promise<ApiResult<unknown>> {
-    if (!MUTATIONS.has(req.action)) return this.actions.act(host, req);
-    return this.gate.oneMutationAtATime(req.campaign_id, { keepAnswer }, (facts) =>
-      this.actions.act(host, req, { mutationInFlight: facts.mutationInFlight, ...(keepAnswer ? { keepAnswer } : {}) }),
-    );
+    return this.actions.act(host, req, keepAnswer ? { keepAnswer } : {});
   }
 
   observe(campaignId: string): Promise<ApiResult<unknown>> {
@@ -313,19 +327,19 @@ class SupervisorRuntime implements Supervisor {
         onStatusRead: (...read) => this.statusRead(...read),
         readConcurrency,
         decisions: this.decisions,
-        mutationFacts: (id) => {
-          const host = this.system?.host(id);
-          return host ? this.actions.mutationFacts(host) : null;
-        },
+        contexts: this.contexts,
       },
-      ...systemHooks({ views, gate: this.gate, logger: this.logger, controllers: this.controllers }),
+      environment: () => this.environmentTold ?? this.environment(),
+      ...systemHooks({ views, gate: this.gate, logger: this.logger, contexts: this.contexts }),
       onFenceStale: (_id, stale) => this.hosting.lose(stale.reason),
     });
+    // Every restored actor starts with the environment of now (nothing discovered yet, usually).
+    this.environmentTold = this.environment();
     views.beginLoad();
     try {
       await this.system.load(64, onHosted);
     } finally {
-      for (const host of this.system.hosts()) this.controllers.note(host.id, host.corrupt ? null : host.getSnapshot());
+      for (const host of this.system.hosts()) this.contexts.settle(host.id, host.corrupt ? null : (heldContext(host.getSnapshot()) ?? null));
       views.endLoad(this.system.hosts(), this.system.corruptCampaigns());
     }
   }
@@ -340,6 +354,8 @@ class SupervisorRuntime implements Supervisor {
 
   /** Every active, unpaused actor, whatever its task or read state: the chart decides what a tick means. */
   private *dueCampaigns(): Iterable<string> {
+    // Once per beat: an environment that changed meanwhile (Argus's runtime) reaches every actor.
+    this.tellEnvironment();
     for (const host of this.system?.hosts() ?? []) {
       if (host.running && tickable(host.getSnapshot())) yield host.id;
     }
@@ -359,7 +375,7 @@ class SupervisorRuntime implements Supervisor {
     const host = this.system?.host(campaignId);
     // No remote (not configured or not enabled): nothing to read or renew, and no write per beat.
     if (!host || !this.link.client) return false;
-    return host.tick(this.actions.tick(host, host.getSnapshot()), settled);
+    return host.tick({ type: 'TICK', now: this.now().toISOString() }, settled);
   }
 
   /** Every covered actor stops at once and for good; the heartbeat skips them (not running). */
@@ -381,3 +397,5 @@ class SupervisorRuntime implements Supervisor {
     return this.heartbeat.sweep();
   }
 }
+
+const sameEnvironment = (a: HostEnvironment, b: HostEnvironment): boolean => !environmentChanged(a, b);
