@@ -10,6 +10,7 @@ import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { NO_ENVIRONMENT } from '../../machines/campaign.types.js';
 import { newCampaignDocument } from '../../persistence/campaign-document.js';
 import { openCampaignStore } from '../../persistence/campaign-store.js';
 import { stateRootOwnership, WHOLE_STATE_ROOT, type HostingRight } from '../../persistence/owner-lock.js';
@@ -35,6 +36,8 @@ async function hostedCampaign() {
   const system: CampaignSystem = createCampaignSystem({
     store,
     now,
+    // No remote at all: nothing discovered, and no Argus runtime.
+    environment: () => NO_ENVIRONMENT,
     effects: { controllerId: 'argus-test', remote: null, now },
     onFenceStale: (id, failure) => lost.push(`${id}:${failure.code}`),
   });
