@@ -322,6 +322,17 @@ export const AUTHORITY_EFFECT_ANSWERS: Record<string, unknown[]> = {
 export const READER_ID = 'statusReader';
 export const READ_ANSWERS: CampaignEvent[] = [...READ_OUTPUTS.map((output) => ({ type: 'READ_DONE' as const, output })), { type: 'READ_CRASHED' }];
 
+const GOOD_ENV = environmentEvent();
+/**
+ * Discovery answering otherwise (nothing discovered, a remote that does not fence by epoch):
+ * offered only in `observing` and `controlling.ready` while the environment is the good path's
+ * and nothing was read yet (as discovery answers at start),
+ * so the capability rows of claim, MUTATE and answer are judged where the chart takes them,
+ * without a second copy of the whole graph per variant. A remote without one mutation kind is
+ * judged per state by the policy test (policy.graph.ts) instead.
+ */
+export const ENV_VARIANTS: CampaignEvent[] = [environmentEvent({ capabilities: null }), environmentEvent({ capabilities: { ...FULL, epochEnforced: false } })];
+
 export const GRAPH_EVENTS: CampaignEvent[] = [
   ...CLAIMS.map((c) => c.event),
   ...MUTATIONS.map((m) => m.event),
@@ -338,6 +349,8 @@ export const GRAPH_EVENTS: CampaignEvent[] = [
   { type: 'PAUSE' },
   { type: 'RESUME', now: NOW },
   { type: 'CLOSE' },
+  // The good path's environment, broadcast again: new only after a variant (ENV_VARIANTS).
+  GOOD_ENV,
 ];
 
 /**
@@ -345,13 +358,21 @@ export const GRAPH_EVENTS: CampaignEvent[] = [
  * and the reader's answers only while a read is asked (`heartbeat.reading`), as in life (XState
  * treats an unhandled `xstate.error.actor.*` as the machine's own error).
  */
-export function eventsFor(snapshot: { children: Record<string, unknown>; matches(value: unknown): boolean }, alphabet: readonly CampaignEvent[] = GRAPH_EVENTS): CampaignEvent[] {
+export function eventsFor(
+  snapshot: { children: Record<string, unknown>; matches(value: unknown): boolean; context: { environment: HostEnvironment; remote: unknown } },
+  alphabet: readonly CampaignEvent[] = GRAPH_EVENTS,
+): CampaignEvent[] {
   const reading = snapshot.matches({ active: { heartbeat: 'reading' } });
-  return alphabet.filter((e) => {
+  const variants =
+    snapshot.context.environment.capabilities?.epochEnforced === true &&
+    snapshot.context.remote === null &&
+    (snapshot.matches({ active: { authority: 'observing' } }) || snapshot.matches({ active: { authority: { controlling: 'ready' } } }));
+  const offered = alphabet.filter((e) => {
     if (e.type === 'READ_DONE' || e.type === 'READ_CRASHED') return reading;
     const effect = /^xstate\.(?:done|error)\.actor\.(.+)$/.exec(e.type)?.[1];
     return effect === undefined || effect in snapshot.children;
   });
+  return variants && alphabet === GRAPH_EVENTS ? [...offered, ...ENV_VARIANTS] : offered;
 }
 
 /**
@@ -359,12 +380,16 @@ export function eventsFor(snapshot: { children: Record<string, unknown>; matches
  * no event sequence from the start produces. The store restores whatever snapshot it finds
  * (same machine version), so the chart's own guards must hold there too.
  *
+ * - A campaign created with no task (UNBOUND): it never reads; OBSERVE is refused `no_task_bound`,
+ *   and once a claim has learned the context, an intervene or cancel `no_remote_task`.
  * - controlling.ready with an intent still open: from the start, `pendingIntent` is non-null
  *   only in verifying, journaling, relaying, ambiguous-intent, paused and closed (the graph
  *   test proves it), so `noOpenIntent` is false for MUTATE only from here. From this root the
  *   traversal also reaches control-lost with the intent open, where it refuses OPERATOR_CLAIM.
  */
 export function restoredRoots(machine: CampaignMachine, input: CampaignInput): SnapshotFrom<CampaignMachine>[] {
+  // Created with no task: nothing to read; a claim learns its context, a submit binds its task.
+  const [unbound] = initialTransition(machine, { ...input, binding: UNBOUND });
   const [start] = initialTransition(machine, input);
   const [claiming] = transition(machine, start, claimEvent());
   const [controlling] = transition(machine, claiming, done('claimLease', CLAIM_OUTPUTS[0]));
@@ -374,7 +399,7 @@ export function restoredRoots(machine: CampaignMachine, input: CampaignInput): S
   // has its live reader as a restored document would.
   const persisted = JSON.parse(JSON.stringify(machine.getPersistedSnapshot(controlling))) as Record<string, unknown>;
   const root = machine.restoreSnapshot({ ...persisted, context: { ...controlling.context, pendingIntent } } as never, restoreScope());
-  return [root as SnapshotFrom<CampaignMachine>];
+  return [root as SnapshotFrom<CampaignMachine>, unbound];
 }
 
 /** A scope for restoring a root outside any actor (its children are created, never started). */
