@@ -30,7 +30,7 @@ export interface StateProbe extends CampaignStates {
   effectInFlight: boolean;
   /** Who asked the pending question (an answer goes back to them), if one is pending. */
   questionSource: 'remote' | 'argus' | null;
-  /** A fenced mutation of this campaign is between its acceptance and its outcome. */
+  /** A fenced mutation of this campaign is between its acceptance and its outcome (a mutation step of controlling). */
   mutationInFlight: boolean;
 }
 
@@ -202,6 +202,9 @@ export function operatorGuards(): Record<string, (args: { context: CampaignConte
 export const guardsOf = (type: OperatorEvent['type']): string[] =>
   (OPERATOR_RULES[type] as readonly Rule<OperatorEvent>[]).filter(isGuard).map((r) => r.guard);
 
+/** The steps of `controlling` between a mutation's acceptance and its outcome. */
+const MUTATION_STEPS = ['verifying', 'journaling', 'relaying'];
+
 export function stateProbe(snapshot: AnyMachineSnapshot): StateProbe {
   const states = describeStates(snapshot);
   return {
@@ -210,7 +213,7 @@ export function stateProbe(snapshot: AnyMachineSnapshot): StateProbe {
     paused: states.authority === 'paused',
     effectInFlight: snapshot.hasTag('effect-in-flight'),
     questionSource: (snapshot.context as CampaignContext).pendingQuestion?.source ?? null,
-    mutationInFlight: states.authority === 'controlling' && (snapshot.context as CampaignContext).pendingIntent !== null,
+    mutationInFlight: states.authority === 'controlling' && MUTATION_STEPS.includes(states.step ?? ''),
   };
 }
 

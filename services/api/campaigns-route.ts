@@ -6,7 +6,7 @@
  */
 import { createActor } from 'xstate';
 import type { A2AClient } from '../../adapters/a2a/index.js';
-import { CAMPAIGN_MACHINE_VERSION, campaignMachine } from '../../machines/campaign.machine.js';
+import { CAMPAIGN_MACHINE_VERSION, campaignMachine, type BindingFacts } from '../../machines/campaign.machine.js';
 import { newCampaignDocument } from '../../persistence/campaign-document.js';
 import type { StoreFailure } from '../../persistence/store-errors.js';
 import { createReadRefusal } from '../authority/task-verification.js';
@@ -36,8 +36,8 @@ export interface CampaignsRouteDeps {
 const ok = <T>(value: T): ApiResult<T> => ({ ok: true, value });
 const fail = (code: ApiErrorCode, message: string): ApiResult<never> => ({ ok: false, error: apiError(code, message) });
 
-/** The first persisted snapshot of a new campaign. */
-export function initialMachine(input: { campaignId: string; controllerId: string; maxAttempts: number; createdAt: string }) {
+/** The first persisted snapshot of a new campaign (bound to `binding`: by default, to nothing yet). */
+export function initialMachine(input: { campaignId: string; controllerId: string; maxAttempts: number; createdAt: string; binding?: BindingFacts }) {
   const actor = createActor(campaignMachine, { input });
   actor.start();
   const persisted = { version: CAMPAIGN_MACHINE_VERSION, snapshot: actor.getPersistedSnapshot() };
@@ -75,13 +75,15 @@ async function create(deps: CampaignsRouteDeps, req: Extract<CampaignsBody, { ac
   }
   const createdAt = deps.now();
   const maxAttempts = req.max_attempts ?? 3;
+  // The chart's binding (its context's): the task it was created on; the first read learns the context.
+  const binding: BindingFacts = { taskId: req.remote_task_id ?? null, contextId: null };
   const doc = newCampaignDocument({
     campaignId: req.campaign_id,
     objective: req.objective,
     createdAt,
-    machine: initialMachine({ campaignId: req.campaign_id, controllerId: deps.controllerId, maxAttempts, createdAt: createdAt.toISOString() }),
+    machine: initialMachine({ campaignId: req.campaign_id, controllerId: deps.controllerId, maxAttempts, createdAt: createdAt.toISOString(), binding }),
     // An attached task was started elsewhere: it is observed, never sent again.
-    remote: req.remote_task_id ? { taskId: req.remote_task_id, contextId: null, attached: true } : { taskId: null, contextId: null, attached: false },
+    remote: { ...binding, attached: req.remote_task_id !== undefined && req.remote_task_id !== null },
   });
   // The answer is rendered once, from the new campaign's host, as plain data: with a key it is
   // written in the create's own write, and the caller gets exactly what a replay will get.
