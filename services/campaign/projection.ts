@@ -65,8 +65,9 @@ export function projectCampaign(facts: CampaignFacts, snapshot: CampaignSnapshot
     paused: snapshot.matches('paused'),
     corrupt: false,
     remote: {
-      task_id: facts.binding.taskId,
-      context_id: facts.binding.contextId ?? ctx.remote?.contextId ?? null,
+      // The chart's binding (the document's copy is written with the same save).
+      task_id: ctx.binding.taskId,
+      context_id: ctx.binding.contextId ?? ctx.remote?.contextId ?? null,
       state: ctx.remote?.state ?? null,
       stage: ctx.remote?.stage ?? null,
       attempt: ctx.remote?.attempt ?? null,
