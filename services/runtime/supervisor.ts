@@ -15,7 +15,6 @@
  */
 import { secretInRequest } from '../api/request-secrets.js';
 import { silentLogger, type Logger } from '../../adapters/logger.js';
-import { tickable } from '../../machines/campaign.projection.js';
 import type { CampaignStore } from '../../persistence/campaign-store.js';
 import { stateRootOwnership, WHOLE_STATE_ROOT, type HostingRight, type Ownership } from '../../persistence/owner-lock.js';
 import { failure } from '../../persistence/store-errors.js';
@@ -27,8 +26,6 @@ import { CampaignActions } from '../api/campaign-actions.js';
 import { campaignsRoute } from '../api/campaigns-route.js';
 import { capabilitiesOf } from '../api/campaign-facts.js';
 import { heldContext, MemoryContextIndex } from '../authority/context-index.js';
-import type { HostEnvironment } from '../../machines/campaign.types.js';
-import { environmentChanged } from '../../machines/campaign.guards.js';
 import { CampaignViews } from '../api/campaign-views.js';
 import { buildHealth } from '../api/health.js';
 import { createMetrics, type SupervisorMetrics } from '../api/metrics.js';
@@ -44,6 +41,7 @@ import { systemHooks } from './system-hooks.js';
 import { openSupervisorStore, supervisorGate } from './supervisor-wiring.js';
 import type { SupervisorConfig } from './config.js';
 import { FirstSweep } from './first-sweep.js';
+import { FleetTime } from './fleet-time.js';
 import { Hosting } from './hosting.js';
 import { createHeartbeat, type Heartbeat, type SweepReport } from './heartbeat.js';
 import { RemoteLink } from './remote-link.js';
@@ -81,8 +79,8 @@ class SupervisorRuntime implements Supervisor {
   private readonly writesByCampaign = new Map<string, number>();
   /** Which campaign controls which remote context: the claim asks it, the views keep it current. */
   private readonly contexts = new MemoryContextIndex();
-  /** The environment every actor was told last (a new one is broadcast, an unchanged one is not). */
-  private environmentTold: HostEnvironment | null = null;
+  /** Time (the beat's TICK) and the process's environment, for every actor. */
+  private readonly time: FleetTime;
   private heartbeat: Heartbeat | null = null;
   /** The right to host; losing it stops every actor (`stopForLostRight`). */
   private readonly hosting: Hosting;
@@ -104,6 +102,18 @@ class SupervisorRuntime implements Supervisor {
     this.ownership = opts.ownership ?? stateRootOwnership({ root: this.config.stateRoot });
     this.hosting = new Hosting(this.logger, (reason) => this.stopForLostRight(reason));
     this.remote = this.link.client ? fencedRemote(this.link.client, this.hosting) : null;
+    this.time = new FleetTime({
+      hosts: () => this.system?.hosts() ?? [],
+      host: (id) => this.system?.host(id),
+      hasRemote: () => this.link.client !== null,
+      // The process's facts of now: what discovery found, whether Argus can run, the cadence.
+      environment: () => ({
+        capabilities: capabilitiesOf(this.link.description),
+        argusAvailable: this.decisions.recentAvailability().argus.available,
+        cadenceMs: this.config.heartbeatSeconds * 1000,
+      }),
+      now: this.now,
+    });
     this.gate = supervisorGate({
       system: () => this.system,
       store: () => this.requireStore(),
@@ -115,7 +125,7 @@ class SupervisorRuntime implements Supervisor {
     this.actions = new CampaignActions({
       noRemote: () => this.link.noRemote(),
       description: () => this.discovered(this.link.ensureDescription()),
-      refreshEnvironment: () => this.tellEnvironment(),
+      refreshEnvironment: () => this.time.tellEnvironment(),
       view: (facts, snapshot, host, allowed) => this.views.summary(host, facts, snapshot, allowed),
       eventsFrom: (id, from) => this.readModel.getSnapshot().context.events.filter((e) => e.campaign_id === id && e.seq >= from),
       unusable: (id, failure) => this.unusable(id, failure),
@@ -194,29 +204,8 @@ class SupervisorRuntime implements Supervisor {
    */
   private async discovered<T>(discovery: Promise<T>): Promise<T> {
     const result = await discovery;
-    this.tellEnvironment();
+    this.time.tellEnvironment();
     return result;
-  }
-
-  /** The process's facts of now: what discovery found, whether Argus can run, the cadence. */
-  private environment(): HostEnvironment {
-    return {
-      capabilities: capabilitiesOf(this.link.description),
-      argusAvailable: this.decisions.recentAvailability().argus.available,
-      cadenceMs: this.config.heartbeatSeconds * 1000,
-    };
-  }
-
-  /**
-   * Broadcasts the environment to every actor when it says something new (discovery answered,
-   * Argus came or went): each actor's context holds it, and its views' allowed_actions follow.
-   */
-  private tellEnvironment(): void {
-    const next = this.environment();
-    const told = this.environmentTold;
-    if (told && sameEnvironment(told, next)) return;
-    this.environmentTold = next;
-    for (const host of this.system?.hosts() ?? []) host.tellEnvironment(next);
   }
 
   private routeDeps() {
@@ -273,7 +262,7 @@ class SupervisorRuntime implements Supervisor {
     // After a restart, re-read every campaign's remote status (read-only: no claim, no submit),
     // each as soon as its actor is up: the first complete read does not wait for the whole load.
     const onError = (campaignId: string, error: unknown) => this.logger.error({ campaignId, err: String(error) }, 'tick failed');
-    const first = (startOpts.initialSweep ?? true) ? new FirstSweep(concurrency, (id) => this.tickIfDue(id), onError) : null;
+    const first = (startOpts.initialSweep ?? true) ? new FirstSweep(concurrency, (id) => this.time.tickIfDue(id), onError) : null;
     // Discovery goes on in the background (bounded, retried with back-off): a slow or dead
     // remote never keeps start() from returning, nor `serve` from listening. Until it answers,
     // /health says so, reads wait for it, and claims and mutations are refused remote_unavailable.
@@ -287,8 +276,8 @@ class SupervisorRuntime implements Supervisor {
     }
     this.heartbeat = createHeartbeat({
       cadenceMs: this.config.heartbeatSeconds * 1000,
-      dueCampaigns: () => this.dueCampaigns(),
-      tick: (id, settled) => this.tick(id, settled),
+      dueCampaigns: () => this.time.dueCampaigns(),
+      tick: (id, settled) => this.time.tick(id, settled),
       onSweepError: onError,
     });
     const heartbeat = this.heartbeat;
@@ -329,12 +318,12 @@ class SupervisorRuntime implements Supervisor {
         decisions: this.decisions,
         contexts: this.contexts,
       },
-      environment: () => this.environmentTold ?? this.environment(),
+      environment: () => this.time.environment(),
       ...systemHooks({ views, gate: this.gate, logger: this.logger, contexts: this.contexts }),
       onFenceStale: (_id, stale) => this.hosting.lose(stale.reason),
     });
     // Every restored actor starts with the environment of now (nothing discovered yet, usually).
-    this.environmentTold = this.environment();
+    this.time.settle();
     views.beginLoad();
     try {
       await this.system.load(64, onHosted);
@@ -350,32 +339,6 @@ class SupervisorRuntime implements Supervisor {
     const host = this.system?.host(campaignId);
     if (okRead && host) this.views.read(host, at, message);
     if (!okRead) this.logger.warn({ campaignId, code }, 'remote read failed');
-  }
-
-  /** Every active, unpaused actor, whatever its task or read state: the chart decides what a tick means. */
-  private *dueCampaigns(): Iterable<string> {
-    // Once per beat: an environment that changed meanwhile (Argus's runtime) reaches every actor.
-    this.tellEnvironment();
-    for (const host of this.system?.hosts() ?? []) {
-      if (host.running && tickable(host.getSnapshot())) yield host.id;
-    }
-  }
-
-  /** The first tick after a restart (the same eligibility as a heartbeat sweep): resolves when it settled. */
-  private tickIfDue(campaignId: string): Promise<boolean> {
-    const host = this.system?.host(campaignId);
-    if (!host || !host.running || !this.link.client || !tickable(host.getSnapshot())) return Promise.resolve(false);
-    return new Promise<boolean>((resolve) => {
-      if (!this.tick(campaignId, () => resolve(true))) resolve(true);
-    });
-  }
-
-  /** Sends one TICK; false when it is over already, else `settled` is called when what it started has settled. */
-  private tick(campaignId: string, settled: () => void): boolean {
-    const host = this.system?.host(campaignId);
-    // No remote (not configured or not enabled): nothing to read or renew, and no write per beat.
-    if (!host || !this.link.client) return false;
-    return host.tick({ type: 'TICK', now: this.now().toISOString() }, settled);
   }
 
   /** Every covered actor stops at once and for good; the heartbeat skips them (not running). */
@@ -397,5 +360,3 @@ class SupervisorRuntime implements Supervisor {
     return this.heartbeat.sweep();
   }
 }
-
-const sameEnvironment = (a: HostEnvironment, b: HostEnvironment): boolean => !environmentChanged(a, b);
