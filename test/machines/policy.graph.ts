@@ -82,8 +82,19 @@ const eventsIn = (s: Snap): OperatorEvent[] => {
 
 /** One state per class (see the module comment), each also with every fact variant. */
 function classes(): Snap[] {
-  // The variants of the states the traversal reached with a discovered remote (the others are variants already).
-  return stateClasses().flatMap((s) => (s.status === 'done' || !discovered(s) ? [s] : [s, ...FACT_VARIANTS.map((change) => withFacts(s, change))]));
+  const states = stateClasses();
+  // The fact rows read the environment, the binding and the last read; the rows before and after
+  // them read where the campaign is, its lease, intent, question and attempts. So the variants
+  // are taken of one state per combination of those (and of a discovered remote: the others
+  // are variants already), not of every class.
+  const coarse = new Map<string, Snap>();
+  for (const s of states) {
+    if (s.status === 'done' || !discovered(s)) continue;
+    const c = s.context;
+    const key = JSON.stringify([s.value, c.lease !== null, c.pendingIntent !== null, c.pendingQuestion?.source ?? null, c.attemptsSubmitted >= c.maxAttempts, c.binding, c.remote?.state ?? null]);
+    if (!coarse.has(key)) coarse.set(key, s);
+  }
+  return [...states, ...[...coarse.values()].flatMap((s) => FACT_VARIANTS.map((change) => withFacts(s, change)))];
 }
 
 function stateClasses(): Snap[] {
