@@ -44,9 +44,9 @@ export class CampaignViews {
   }
 
   /**
-   * `allowed_actions` at the moment the view is read: the live snapshot and the facts of now (the
-   * in-flight slot, capabilities, the lease's expiry), never those of when the view was
-   * projected (issue 18 item 7: a view refreshed while a mutation held the gate offered nothing).
+   * `allowed_actions` at the moment the view is read: the live snapshot and the clock of now (the
+   * lease's expiry), never those of when the view was projected (issue 18 item 7: a view
+   * refreshed mid-mutation offered nothing).
    */
   private live(host: CampaignHost): string[] {
     return host.corrupt ? [] : this.deps.allowedActions(host, host.getSnapshot());

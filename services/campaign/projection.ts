@@ -162,10 +162,9 @@ export function eventViews(events: CampaignDocument['outbox']['events']): Public
 }
 
 /**
- * `allowed_actions` is computed each time it is read, from the campaign's live snapshot and the
- * facts of that moment (the request gate's slot, the remote's capabilities, the clock of the
- * time-based guards): a view projected while a mutation held the gate, or before a lease
- * expired, never answers with what was true then. Never computed for a view nobody reads (at
+ * `allowed_actions` is computed each time it is read, from the campaign's live snapshot (which
+ * holds every fact the rules read) and the clock of the one time-based guard: a view projected
+ * mid-mutation, or before a lease expired, never answers with what was true then. Never computed for a view nobody reads (at
  * start-up every campaign gets a view; asking the chart for 10,000 unread ones would double the
  * restart's cost); `CampaignActions.allowedActions` memoizes what cannot have changed.
  */
