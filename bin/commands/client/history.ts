@@ -6,7 +6,7 @@
  * @module
  */
 import type { Command } from 'commander';
-import { cell, table } from './format.js';
+import { cell, table, TERMINAL_WIDTH } from './format.js';
 import { clientCommand, connectionOptions, positiveInt, printJson, runClient, type OutputOptions } from './run.js';
 
 type View = Record<string, any>;
@@ -36,16 +36,18 @@ export function changeText(e: View): string {
   return parts.join('; ');
 }
 
-/** The current state and the time in it, then one row per change: 20+10+28+14 and three gaps of 2 = 78 columns. */
+/** The current state and the time in it, then one row per change, in 80 columns unless `wide`. */
 export function historyText(answer: View, nowMs: number, wide: boolean): string {
   const c = answer.current ?? {};
   const since = c.since ? `${stamp(c.since)} (${duration(nowMs - Date.parse(c.since))} in this state)` : 'unknown (before its history was kept)';
   const head = [`campaign  ${cell(answer.campaign_id, wide ? 128 : 60)}`, `state     ${cell(c.state, 20)} · ${cell(c.attention, 16)}`, `since     ${since}`].join('\n');
   const entries = (answer.history ?? []) as View[];
   if (entries.length === 0) return `${head}\n\nNo state changes recorded.`;
-  const rows = entries.map((e) =>
-    wide ? [stamp(e.at), cell(e.cause, 10), cell(changeText(e), 80), cell(e.detail, 80)] : [stamp(e.at), cell(e.cause, 10), cell(changeText(e), 28), cell(e.detail, 14)],
-  );
+  if (wide) return `${head}\n\n${table(HISTORY_HEADERS, entries.map((e) => [stamp(e.at), cell(e.cause, 10), cell(changeText(e), 80), cell(e.detail, 80)]))}`;
+  const rows = entries.map((e) => [stamp(e.at), cell(e.cause, 10), cell(changeText(e), 28)]);
+  // The detail gets what the other columns leave of 80 (at least 14: 20+10+28+14 and three gaps of 2 = 78).
+  const used = 20 + 2 + Math.max(5, ...rows.map((r) => r[1]!.length)) + 2 + Math.max(6, ...rows.map((r) => r[2]!.length)) + 2;
+  rows.forEach((r, i) => r.push(cell(entries[i]!.detail, Math.max(14, TERMINAL_WIDTH - used))));
   return `${head}\n\n${table(HISTORY_HEADERS, rows)}`;
 }
 
