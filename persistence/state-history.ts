@@ -12,8 +12,8 @@ import { nonEmpty, timestamp } from './document-records.js';
 /** Entries kept; the oldest go first (the created_at of the campaign still dates its start). */
 export const HISTORY_RETENTION = 200;
 
-/** What moved the campaign: an operator's action, a reading of the remote, its lease, Argus, or the supervisor itself (a restart). */
-export const HISTORY_CAUSES = ['operator', 'remote', 'lease', 'argus', 'supervisor'] as const;
+/** What moved the campaign: an operator's action, a reading of the remote, its lease, Argus, Foreman, or the supervisor itself (a restart). */
+export const HISTORY_CAUSES = ['operator', 'remote', 'lease', 'argus', 'foreman', 'supervisor'] as const;
 export type HistoryCause = (typeof HISTORY_CAUSES)[number];
 
 /** A state pair as `describeStates` names it (machines/campaign.projection.ts). */

@@ -48,29 +48,41 @@ export function statesOf(snapshot: unknown): States | null {
 
 /**
  * The entry for a save from `before` to `after`, or null when neither authority nor attention
- * moved. The cause is the strongest one the save carries: a lost lease, then an Argus decision,
- * then an operator's action, then a reading of the remote; a save with none of these is the
- * supervisor's own (a heartbeat's timer, a restart settling an interrupted turn or an intent in doubt).
+ * moved. The cause is the strongest one the save carries: a lost lease, then a settled decision
+ * (Argus's, or Foreman's alone), then an operator's action, then a reading of the remote, then
+ * the decision runtime whose attention was left; a save with none of these is the supervisor's
+ * own (a heartbeat's timer, a restart settling an interrupted turn or an intent in doubt).
  */
 export function historyEntry(before: unknown, after: unknown, emitted: readonly CampaignEmitted[], trigger: HistoryTrigger, now: Date): HistoryEntry | null {
   const from = statesOf(before);
   const to = statesOf(after);
   if (!from || !to || (from.authority === to.authority && from.attention === to.attention)) return null;
-  const { cause, detail } = causeOf(emitted, trigger);
+  const { cause, detail } = causeOf(emitted, trigger, from.attention);
   return { at: now.toISOString(), from, to, cause, detail: detail.slice(0, 80) };
 }
 
-function causeOf(emitted: readonly CampaignEmitted[], trigger: HistoryTrigger): { cause: HistoryCause; detail: string } {
+function causeOf(emitted: readonly CampaignEmitted[], trigger: HistoryTrigger, fromAttention: string): { cause: HistoryCause; detail: string } {
   const lost = emitted.find((e) => e.type === 'CONTROL_LOST');
   if (lost) return { cause: 'lease', detail: lost.reason };
   const decision = emitted.find((e) => e.type === 'DECISION_SETTLED');
-  if (decision) return { cause: 'argus', detail: `decision ${decision.decision.outcome}` };
+  // A boundary Foreman settled alone carries its directive; every other one is Argus's.
+  if (decision) return decision.decision.directive ? { cause: 'foreman', detail: `directive ${decision.decision.directive}` } : { cause: 'argus', detail: `decision ${decision.decision.outcome}` };
   const acted = trigger.operator.filter((a) => a !== 'observe');
   if (acted.length) return { cause: 'operator', detail: acted[acted.length - 1]! };
   const drafts = emitted.flatMap((e) => (e.type === 'PUBLIC_DRAFTS' ? e.drafts.map((d) => d.kind) : []));
   if (drafts.length) return { cause: 'remote', detail: `read: ${drafts.join(', ')}` };
   const ambiguous = emitted.find((e) => e.type === 'INTENT_AMBIGUOUS');
   if (ambiguous) return { cause: 'supervisor', detail: `${ambiguous.kind} in doubt` };
+  // Leaving an attention a decision runtime holds, with nothing else said: that runtime answered.
+  const answered = ANSWERED_BY[fromAttention];
+  if (answered) return answered;
   if (trigger.read || trigger.operator.length) return { cause: 'remote', detail: 'read' };
   return { cause: 'supervisor', detail: 'heartbeat or restart' };
 }
+
+/** Who ends each attention a decision runtime holds (machines/campaign.attention.ts). */
+const ANSWERED_BY: Record<string, { cause: HistoryCause; detail: string }> = {
+  binding: { cause: 'argus', detail: 'mission bind answered' },
+  assessing: { cause: 'foreman', detail: 'assessment answered' },
+  'awaiting-review': { cause: 'argus', detail: 'turn answered' },
+};

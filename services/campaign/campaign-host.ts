@@ -301,11 +301,13 @@ export class CampaignHost {
   }
 
   /**
-   * The document as on disk now (the history route reads it there: the host keeps only facts in
-   * memory). Not through the write queue: a write replaces the file whole, and an action's
-   * answer comes after its save, so a read after an answer sees what the action wrote.
+   * The document once every write queued so far is on disk (the history route reads it there:
+   * the host keeps only facts in memory). The view moves before its save is written, so a read
+   * that did not wait could show a state the history does not have yet. Waited for, not queued:
+   * a read is not a write, and a tick must not wait for it.
    */
-  loadDocument(): ReturnType<CampaignStore['load']> {
+  async loadDocument(): ReturnType<CampaignStore['load']> {
+    await this.writes;
     return this.deps.store.load(this.id);
   }
 
