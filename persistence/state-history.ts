@@ -9,8 +9,14 @@
 import { z } from 'zod';
 import { nonEmpty, timestamp } from './document-records.js';
 
-/** Entries kept; the oldest go first (the created_at of the campaign still dates its start). */
-export const HISTORY_RETENTION = 200;
+/**
+ * Entries kept; the oldest go first (the created_at of the campaign still dates its start). A
+ * remote can drive a change on every read, so the history counts toward the document's bound
+ * (docs/remote-text.md): 100 entries of at most ~250 bytes each is ≤ 25 KiB.
+ */
+export const HISTORY_RETENTION = 100;
+/** The longest detail: an action, a reason code or a few event kinds. */
+export const HISTORY_DETAIL_MAX = 48;
 
 /** What moved the campaign: an operator's action, a reading of the remote, its lease, Argus, Foreman, or the supervisor itself (a restart). */
 export const HISTORY_CAUSES = ['operator', 'remote', 'lease', 'argus', 'foreman', 'supervisor'] as const;
@@ -26,7 +32,7 @@ export const historyEntrySchema = z.strictObject({
   to: statePairSchema,
   cause: z.enum(HISTORY_CAUSES),
   /** A few words of what, from the supervisor's own vocabulary (an action, a reason code): never remote text. */
-  detail: z.string().max(80),
+  detail: z.string().max(HISTORY_DETAIL_MAX),
 });
 export type HistoryEntry = z.infer<typeof historyEntrySchema>;
 

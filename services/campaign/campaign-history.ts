@@ -8,7 +8,7 @@
  */
 import type { CampaignEmitted, CampaignEvent } from '../../machines/campaign.types.js';
 import { describeStates } from '../../machines/campaign.projection.js';
-import type { HistoryCause, HistoryEntry } from '../../persistence/state-history.js';
+import { HISTORY_DETAIL_MAX, type HistoryCause, type HistoryEntry } from '../../persistence/state-history.js';
 
 /** What the host saw since the last save, beside the emitted events. */
 export interface HistoryTrigger {
@@ -58,7 +58,7 @@ export function historyEntry(before: unknown, after: unknown, emitted: readonly 
   const to = statesOf(after);
   if (!from || !to || (from.authority === to.authority && from.attention === to.attention)) return null;
   const { cause, detail } = causeOf(emitted, trigger, from.attention);
-  return { at: now.toISOString(), from, to, cause, detail: detail.slice(0, 80) };
+  return { at: now.toISOString(), from, to, cause, detail: detail.slice(0, HISTORY_DETAIL_MAX) };
 }
 
 function causeOf(emitted: readonly CampaignEmitted[], trigger: HistoryTrigger, fromAttention: string): { cause: HistoryCause; detail: string } {
@@ -69,7 +69,7 @@ function causeOf(emitted: readonly CampaignEmitted[], trigger: HistoryTrigger, f
   if (decision) return decision.decision.directive ? { cause: 'foreman', detail: `directive ${decision.decision.directive}` } : { cause: 'argus', detail: `decision ${decision.decision.outcome}` };
   const acted = trigger.operator.filter((a) => a !== 'observe');
   if (acted.length) return { cause: 'operator', detail: acted[acted.length - 1]! };
-  const drafts = emitted.flatMap((e) => (e.type === 'PUBLIC_DRAFTS' ? e.drafts.map((d) => d.kind) : []));
+  const drafts = [...new Set(emitted.flatMap((e) => (e.type === 'PUBLIC_DRAFTS' ? e.drafts.map((d) => d.kind) : [])))];
   if (drafts.length) return { cause: 'remote', detail: `read: ${drafts.join(', ')}` };
   const ambiguous = emitted.find((e) => e.type === 'INTENT_AMBIGUOUS');
   if (ambiguous) return { cause: 'supervisor', detail: `${ambiguous.kind} in doubt` };

@@ -1,5 +1,5 @@
 /**
- * The history's bound and shape in the document (persistence/state-history.ts): at most 200
+ * The history's bound and shape in the document (persistence/state-history.ts): at most 100
  * entries, the oldest dropped first; a document without one (written before it existed) is
  * valid as it is and answers an empty history whose current state has no known start; and
  * the save that moves a state (services/campaign/campaign-save.ts) appends exactly one entry.
@@ -20,15 +20,15 @@ const entry = (minute: number): HistoryEntry => ({
 });
 
 describe('the state history in the document', () => {
-  it('keeps the newest 200 entries; the document refuses more', () => {
+  it('keeps the newest 100 entries; the document refuses more', () => {
     let history: HistoryEntry[] = [];
     for (let i = 0; i < HISTORY_RETENTION + 5; i++) history = appendHistory(history, entry(i));
-    expect(HISTORY_RETENTION).toBe(200);
-    expect(history).toHaveLength(200);
+    expect(HISTORY_RETENTION).toBe(100);
+    expect(history).toHaveLength(100);
     expect(history[0]!.detail).toBe('read 5');
-    expect(history.at(-1)!.detail).toBe('read 204');
+    expect(history.at(-1)!.detail).toBe('read 104');
     expect(parseCampaignDocument(makeDoc('c1', { history })).ok).toBe(true);
-    const tooLong = parseCampaignDocument(makeDoc('c1', { history: [...history, entry(205)] }));
+    const tooLong = parseCampaignDocument(makeDoc('c1', { history: [...history, entry(105)] }));
     expect(tooLong).toMatchObject({ ok: false, code: 'document_corrupt' });
   });
 
