@@ -5,7 +5,7 @@
  * the history in place; the history survives a restart. Real loopback simulator, real temp
  * state root, reads driven by hand.
  */
-import { stat } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../simulator/index.js';
 import type { Supervisor } from '../../services/runtime/supervisor.js';
@@ -78,6 +78,37 @@ describe('the state history', () => {
     expect(await storeWrites(supervisor)).toBeGreaterThan(writes);
     expect((await readDocument(stateRoot, 't')).outbox.events.map((e) => e.kind)).toContain('STAGE_TRANSITION');
     expect(changes(await historyOf(supervisor, 't'))).toEqual([{ from: null, to: pair('observing'), cause: 'operator', detail: 'create' }]);
+  });
+});
+
+describe('documents the history did not write', () => {
+  it('one from before the history reads as an empty history with no known start, and its next change is recorded', async () => {
+    const stateRoot = await tempStateRoot(scope);
+    const first = await startTestSupervisor(scope, { stateRoot, url: null });
+    await attach(first.supervisor, 'old', 'task-x');
+    await first.supervisor.stop();
+    const file = documentPath(stateRoot, 'old');
+    const { history: _dropped, ...older } = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
+    await writeFile(file, JSON.stringify(older));
+
+    const { supervisor } = await startTestSupervisor(scope, { stateRoot, url: null });
+    expect(await historyOf(supervisor, 'old')).toMatchObject({ current: { state: 'observing', attention: 'idle', since: null }, history: [] });
+    await act(supervisor, 'old', 'pause');
+    const h = await historyOf(supervisor, 'old');
+    expect(changes(h)).toEqual([{ from: pair('observing'), to: pair('paused'), cause: 'operator', detail: 'pause' }]);
+    expect(h.current.since).toBe(h.history[0]!.at);
+  });
+
+  it('a corrupt one answers campaign_corrupt and is left as it is', async () => {
+    const stateRoot = await tempStateRoot(scope);
+    const first = await startTestSupervisor(scope, { stateRoot, url: null });
+    await attach(first.supervisor, 'bad', 'task-x');
+    await first.supervisor.stop();
+    const garbage = Buffer.from('{"documentVersion": 2, "not": "a document"}');
+    await writeFile(documentPath(stateRoot, 'bad'), garbage);
+    const { supervisor } = await startTestSupervisor(scope, { stateRoot, url: null });
+    expect(await supervisor.campaigns({ action: 'history', campaign_id: 'bad' })).toMatchObject({ ok: false, error: { code: 'campaign_corrupt' } });
+    expect(await readFile(documentPath(stateRoot, 'bad'))).toEqual(garbage);
   });
 });
 
