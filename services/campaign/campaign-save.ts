@@ -10,8 +10,10 @@ import type { PublicEventDraft, WakeRequest } from '../../machines/vocabulary.js
 import type { CampaignDocument, PublicEvent, WakeRequest as RecordedWake } from '../../persistence/campaign-document.js';
 import { findIntent, recordIntentOutcome } from '../../persistence/intent-journal.js';
 import { appendPublicEvents } from '../../persistence/outbox.js';
+import { appendHistory } from '../../persistence/state-history.js';
 import { recordWakeRequests, recordWakeSettled, type WakeSettlement } from '../../persistence/wake-requests.js';
 import { controlLostDraft, intentAmbiguousDraft } from '../reducer/reducer.js';
+import { historyEntry, NO_TRIGGER, type HistoryTrigger } from './campaign-history.js';
 
 /** The emitted events a save must carry to disk; READ_SETTLED, CLAIM_SETTLED, MUTATION_REFUSED are answers only. */
 const DURABLE = new Set<CampaignEmitted['type']>(['PUBLIC_DRAFTS', 'WAKE_REQUESTED', 'CONTROL_LOST', 'INTENT_AMBIGUOUS', 'INTENT_SETTLED', 'BINDING_LEARNED', 'DECISION_SETTLED']);
@@ -26,6 +28,8 @@ export interface SaveInput {
   inDoubt: string | null;
   /** The remote context the last read saw: a binding without one learns it (leases cover a context). */
   observedContextId: string | null;
+  /** What the host saw since the last save (operator actions, a settled read): the history's cause. */
+  trigger?: HistoryTrigger;
   now: Date;
 }
 
@@ -40,6 +44,9 @@ export function applySave(doc: CampaignDocument, input: SaveInput): SaveResult {
   const wakes: WakeRequest[] = [];
   const settlements: WakeSettlement[] = [];
   let next: CampaignDocument = { ...doc, machine: input.machine };
+  // The states on disk against the ones saved now: only a save that moves them adds an entry.
+  const entry = historyEntry(doc.machine.snapshot, input.machine.snapshot, input.emitted, input.trigger ?? NO_TRIGGER, input.now);
+  if (entry) next = { ...next, history: appendHistory(doc.history, entry) };
   let remote = doc.remote;
   for (const e of input.emitted) {
     switch (e.type) {

@@ -180,7 +180,7 @@ describe('completion', () => {
     const complete = (words: string[]) =>
       spawnSync('bash', ['-c', `${script}\nCOMP_WORDS=(${words.map((x) => `'${x}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _argus_supervisor; echo "\${COMPREPLY[@]}"`], { encoding: 'utf8' }).stdout.trim();
     expect(complete(['argus-supervisor', 'camp'])).toBe('campaigns');
-    expect(complete(['argus-supervisor', 'campaigns', ''])).toBe('list get create --help');
+    expect(complete(['argus-supervisor', 'campaigns', ''])).toBe('list get history create --help');
     expect(complete(['argus-supervisor', 'campaigns', 'list', '--st'])).toBe('--state');
     expect(complete(['argus-supervisor', 'campaigns', 'list', '--state', 'paused', '--w'])).toBe('--watch --wide');
     expect(complete(['argus-supervisor', 'events', '--'])).toContain('--follow');
