@@ -6,10 +6,10 @@
  * within 80 columns (`--wide` for the rest), colour only on a terminal and never with NO_COLOR,
  * and shell completion generated from the command tree.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordChildOutput } from '../fixtures/child-output.js';
+import { spawnStreamingCli } from '../fixtures/cli-stream.js';
 import { CLI_ENTRY, REPO_ROOT, createScope, until } from '../fixtures/supervisor-harness.js';
 import { startCliWorld, type CliResult, type CliWorld } from './cli-harness.js';
 import { useColour } from '../../bin/commands/client/run.js';
@@ -138,39 +138,25 @@ describe('exit codes and the one error style', () => {
 
 describe('campaigns list --watch', () => {
   it('prints one redraw per change it shows, and none for a change it does not', async () => {
-    const child = recordChildOutput(
-      spawn(process.execPath, [CLI_ENTRY, 'campaigns', 'list', '--watch', '--state', 'observing,paused'], {
-        cwd: REPO_ROOT,
-        env: { PATH: process.env.PATH ?? '', ARGUS_SUPERVISOR_URL: w.serve.address, ARGUS_SUPERVISOR_STATE_ROOT: w.stateRoot },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      }),
-      'cli-list-watch',
-    );
-    const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
-    scope.defer(child, (c) => (c.exitCode === null && c.signalCode === null ? c.kill('SIGKILL') : undefined));
-    let out = '';
-    let err = '';
-    child.stdout!.on('data', (c: Buffer) => (out += c.toString('utf8')));
-    child.stderr!.on('data', (c: Buffer) => (err += c.toString('utf8')));
-    const redraws = () => out.split('\n').filter((l) => l.startsWith('-- ')).length;
+    const watch = spawnStreamingCli(scope, ['campaigns', 'list', '--watch', '--state', 'observing,paused'], { ARGUS_SUPERVISOR_URL: w.serve.address, ARGUS_SUPERVISOR_STATE_ROOT: w.stateRoot }, 'cli-list-watch');
+    const redraws = () => watch.out.split('\n').filter((l) => l.startsWith('-- ')).length;
     await until(() => redraws() === 1, 'the first table', 5000);
-    expect(out).toMatch(/^-- \S+Z {2}4 campaigns {2}\(Ctrl-C stops\)\nCAMPAIGN/);
+    expect(watch.out).toMatch(/^-- \S+Z {2}4 campaigns {2}\(Ctrl-C stops\)\nCAMPAIGN/);
     ok(await w.cli(['act', 'd-obs-1', 'pause']));
     await until(() => redraws() === 2, 'one redraw for the pause', 5000);
-    expect(out.split('-- ').at(-1)).toMatch(/^\S+Z {2}4 campaigns[\s\S]*\nd-obs-1\s+paused/m);
+    expect(watch.out.split('-- ').at(-1)).toMatch(/^\S+Z {2}4 campaigns[\s\S]*\nd-obs-1\s+paused/m);
     ok(await w.cli(['act', 'd-obs-1', 'resume']));
     await until(() => redraws() === 3, 'one redraw for the resume', 5000);
     ok(await w.cli(['campaigns', 'create', '--id', 'd-new', '--objective', 'o']));
     await until(() => redraws() === 4, 'one redraw for the new campaign', 5000);
-    expect(out.split('-- ').at(-1)).toMatch(/5 campaigns[\s\S]*\nd-new\s+observing/);
+    expect(watch.out.split('-- ').at(-1)).toMatch(/5 campaigns[\s\S]*\nd-new\s+observing/);
     // An observe of a campaign without a task changes nothing the table shows.
     await w.cli(['act', 'd-obs-2', 'observe']);
     await new Promise((r) => setTimeout(r, 800));
     expect(redraws()).toBe(4);
-    child.kill('SIGTERM');
-    await closed;
-    expect(err).toBe('');
-    w.results.push({ code: 0, stdout: out, stderr: err });
+    await watch.stop();
+    expect(watch.err).toBe('');
+    w.results.push({ code: 0, stdout: watch.out, stderr: watch.err });
   });
 });
 
