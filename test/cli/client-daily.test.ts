@@ -11,7 +11,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnStreamingCli } from '../fixtures/cli-stream.js';
 import { CLI_ENTRY, REPO_ROOT, createScope, until } from '../fixtures/supervisor-harness.js';
-import { startCliWorld, type CliResult, type CliWorld } from './cli-harness.js';
+import { failed, ok, startCliWorld, type CliWorld } from './cli-harness.js';
 import { useColour } from '../../bin/commands/client/run.js';
 
 const scope = createScope();
@@ -25,19 +25,6 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => scope.dispose());
 
-const ok = (r: CliResult) => {
-  expect(r.stderr, r.stderr).toBe('');
-  expect(r.code).toBe(0);
-  return r.stdout;
-};
-const failed = (r: CliResult, exit: number, code: string) => {
-  expect(r.code, r.stderr).toBe(exit);
-  expect(r.stdout).toBe('');
-  const lines = r.stderr.trimEnd().split('\n');
-  expect(lines).toHaveLength(1);
-  expect(lines[0]!.startsWith(`${code}: `), lines[0]).toBe(true);
-  return lines[0]!;
-};
 const ids = (table: string) => table.trim().split('\n').slice(1).map((l) => l.split(/\s+/)[0]);
 
 describe('campaigns list: filters, limit, width, colour', () => {

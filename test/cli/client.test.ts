@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canary } from '../fixtures/canary.js';
 import { spawnStreamingCli } from '../fixtures/cli-stream.js';
 import { createScope, until } from '../fixtures/supervisor-harness.js';
-import { runCli, startCliWorld, type CliResult, type CliWorld } from './cli-harness.js';
+import { failed, ok, runCli, startCliWorld, type CliResult, type CliWorld } from './cli-harness.js';
 
 const scope = createScope();
 let w: CliWorld;
@@ -24,20 +24,7 @@ afterAll(async () => {
   await scope.dispose();
 });
 
-const ok = (r: CliResult) => {
-  expect(r.stderr, r.stderr).toBe('');
-  expect(r.code).toBe(0);
-  return r.stdout;
-};
 const json = (r: CliResult) => JSON.parse(ok(r)) as Record<string, any>;
-const failed = (r: CliResult, exit: number, code: string) => {
-  expect(r.code, r.stderr).toBe(exit);
-  expect(r.stdout).toBe('');
-  const lines = r.stderr.trimEnd().split('\n');
-  expect(lines).toHaveLength(1);
-  expect(lines[0]!.startsWith(`${code}: `), lines[0]).toBe(true);
-  return lines[0]!;
-};
 
 describe('campaigns and act, human and --json', () => {
   it('create, list, get, observe, claim: tables name state, attention, stage, lease and pending', async () => {
