@@ -9,6 +9,7 @@
 import { spawnSync } from 'node:child_process';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordSyncOutput } from '../fixtures/child-output.js';
 import { spawnStreamingCli } from '../fixtures/cli-stream.js';
 import { CLI_ENTRY, REPO_ROOT, createScope, until } from '../fixtures/supervisor-harness.js';
 import { failed, ok, startCliWorld, type CliWorld } from './cli-harness.js';
@@ -64,12 +65,15 @@ describe('campaigns list: filters, limit, width, colour', () => {
     expect(useColour({ isTTY: true }, { NO_COLOR: '1' })).toBe(false);
     expect(useColour({ isTTY: false }, {})).toBe(false);
     const inPty = (extra: Record<string, string>) =>
-      spawnSync('script', ['-qec', `${process.execPath} ${CLI_ENTRY} campaigns list --state paused`, '/dev/null'], {
-        cwd: REPO_ROOT,
-        env: { PATH: process.env.PATH ?? '', TERM: 'xterm', ARGUS_SUPERVISOR_URL: w.serve.address, ARGUS_SUPERVISOR_STATE_ROOT: w.stateRoot, ...extra },
-        encoding: 'utf8',
-        timeout: 20_000,
-      });
+      recordSyncOutput(
+        'cli-list-pty',
+        spawnSync('script', ['-qec', `${process.execPath} ${CLI_ENTRY} campaigns list --state paused`, '/dev/null'], {
+          cwd: REPO_ROOT,
+          env: { PATH: process.env.PATH ?? '', TERM: 'xterm', ARGUS_SUPERVISOR_URL: w.serve.address, ARGUS_SUPERVISOR_STATE_ROOT: w.stateRoot, ...extra },
+          encoding: 'utf8',
+          timeout: 20_000,
+        }),
+      );
     const coloured = inPty({});
     expect(coloured.status, coloured.stderr).toBe(0);
     expect(coloured.stdout).toMatch(/\u001b\[2md-paused|\u001b\[2mpaused/);
@@ -151,7 +155,7 @@ describe('completion', () => {
   it('bash completes commands, subcommands and options from the command tree', async () => {
     const script = ok(await w.cli(['completion', 'bash']));
     const complete = (words: string[]) =>
-      spawnSync('bash', ['-c', `${script}\nCOMP_WORDS=(${words.map((x) => `'${x}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _argus_supervisor; echo "\${COMPREPLY[@]}"`], { encoding: 'utf8' }).stdout.trim();
+      recordSyncOutput('bash-completion', spawnSync('bash', ['-c', `${script}\nCOMP_WORDS=(${words.map((x) => `'${x}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _argus_supervisor; echo "\${COMPREPLY[@]}"`], { encoding: 'utf8' })).stdout.trim();
     expect(complete(['argus-supervisor', 'camp'])).toBe('campaigns');
     expect(complete(['argus-supervisor', 'campaigns', ''])).toBe('list get create --help');
     expect(complete(['argus-supervisor', 'campaigns', 'list', '--st'])).toBe('--state');
