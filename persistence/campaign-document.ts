@@ -27,6 +27,7 @@ import {
 } from './document-records.js';
 import { campaignDocumentV1Schema } from './migrations/v1-schema.js';
 import { migrateV1toV2 } from './migrations/v1-to-v2.js';
+import { historySchema } from './state-history.js';
 import { failure, type StoreFailure } from './store-errors.js';
 
 export * from './document-records.js';
@@ -53,6 +54,11 @@ const campaignDocumentShape = z.strictObject({
   idempotency: z.array(idempotencyRecordSchema).max(IDEMPOTENCY_KEY_RETENTION),
   /** Required in v2: a campaign without a snapshot has no state to restore into. */
   machine: persistedMachineSchema,
+  /**
+   * State changes, newest last (state-history.ts). Optional: a document written before it
+   * existed, or by a campaign that never changed state, has none and stays valid as it is.
+   */
+  history: historySchema.optional(),
 });
 
 export const campaignDocumentSchema = campaignDocumentShape.superRefine(checkRecords);

@@ -13,6 +13,7 @@ export * from './intent-journal.js';
 export * from './outbox.js';
 export * from './payload-digest.js';
 export * from './remote-view.js';
+export * from './state-history.js';
 export * from './store-errors.js';
 export type { StoreLayout } from './store-layout.js';
 export { DEFAULT_LOCK_SETTINGS, MIN_LOCK_STALE_MS, type LockSettings } from './campaign-lock.js';

@@ -128,6 +128,11 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
       const options = requestOptions(req.headers, req.raw.rawHeaders);
       return send(reply, options.ok ? await supervisor.campaigns(req.body ?? {}, options.value) : options);
     });
+    // The `history` action of `campaigns` as a GET (a link, curl, the page): a read, so no CSRF token.
+    protectedRoutes.get(`${API_PREFIX}/history`, async (req, reply) => {
+      const campaignId = (req.query as Record<string, unknown> | undefined)?.['campaign_id'];
+      return send(reply, await supervisor.campaigns({ action: 'history', campaign_id: campaignId }));
+    });
     protectedRoutes.post(`${API_PREFIX}/campaign_action`, async (req, reply) => {
       const options = requestOptions(req.headers, req.raw.rawHeaders);
       return send(reply, options.ok ? await supervisor.campaignAction(req.body ?? {}, options.value) : options);

@@ -124,10 +124,17 @@ export function appPage(csrfToken: string): string {
 <h3 id="decision-title">Last decision</h3>
 <dl id="decision" class="facts"></dl>
 </section>
+<div class="timelines">
+<section class="card" aria-labelledby="history-title">
+<h3 id="history-title">State history</h3>
+<p id="history-now" class="epoch"></p>
+<ol id="history" class="timeline history"></ol>
+</section>
 <section class="card" aria-labelledby="timeline-title">
 <h3 id="timeline-title">Public events</h3>
 <ol id="timeline" class="timeline" aria-live="polite"></ol>
 </section>
+</div>
 </section>
 </main>
 <p id="announcer" class="visually-hidden" aria-live="polite"></p>

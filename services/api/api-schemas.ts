@@ -32,6 +32,8 @@ const epoch = z.number().int().nonnegative();
 export const campaignsBodySchema = z.discriminatedUnion('action', [
   z.strictObject({ action: z.literal('list') }),
   z.strictObject({ action: z.literal('get'), campaign_id: campaignId }),
+  // The campaign's state changes, newest last (persistence/state-history.ts).
+  z.strictObject({ action: z.literal('history'), campaign_id: campaignId }),
   z.strictObject({
     action: z.literal('create'),
     campaign_id: campaignId,

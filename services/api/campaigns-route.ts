@@ -16,7 +16,9 @@ import type { CampaignSystem } from '../runtime/campaign-system.js';
 import { apiError, type ApiErrorCode } from './api-errors.js';
 import type { CampaignsBody } from './api-schemas.js';
 import type { CampaignViews } from './campaign-views.js';
-import type { ReadModel } from './read-model.js';
+import type { CampaignSummary, ReadModel } from './read-model.js';
+import { historyView } from './campaign-history-view.js';
+import { statesOf } from '../campaign/campaign-history.js';
 import type { ApiResult } from './supervisor-api.js';
 
 export interface CampaignsRouteDeps {
@@ -59,7 +61,18 @@ export async function campaignsRoute(deps: CampaignsRouteDeps, req: CampaignsBod
     // The live chart position, so a client can light the rendered statechart (docs/api.md).
     return ok({ campaign: summary, events, chart: { active: deps.activeStates(req.campaign_id) ?? [] } });
   }
+  if (req.action === 'history') return history(deps, req.campaign_id, model.campaigns.get(req.campaign_id));
   return create(deps, req, keep);
+}
+
+async function history(deps: CampaignsRouteDeps, campaignId: string, summary: CampaignSummary | undefined): Promise<ApiResult<unknown>> {
+  const corrupt = deps.system.corrupt(campaignId);
+  if (corrupt) return fail('campaign_corrupt', `The campaign document failed closed (${corrupt.code}); it is reported, never replaced.`);
+  const host = deps.system.host(campaignId);
+  if (!host || !summary) return fail('campaign_not_found', `No campaign is named ${campaignId}.`);
+  const loaded = await host.loadDocument();
+  if (!loaded.ok) return deps.unusable(campaignId, loaded);
+  return ok(historyView(loaded.doc, summary));
 }
 
 async function create(deps: CampaignsRouteDeps, req: Extract<CampaignsBody, { action: 'create' }>, keep?: KeepAnswer): Promise<ApiResult<unknown>> {
@@ -85,6 +98,9 @@ async function create(deps: CampaignsRouteDeps, req: Extract<CampaignsBody, { ac
     // An attached task was started elsewhere: it is observed, never sent again.
     remote: { ...binding, attached: req.remote_task_id !== undefined && req.remote_task_id !== null },
   });
+  // The history starts with the creation: the first state's "since" is known from the first entry.
+  const first = statesOf(doc.machine.snapshot);
+  if (first) doc.history = [{ at: createdAt.toISOString(), from: null, to: first, cause: 'operator', detail: 'create' }];
   // The answer is rendered once, from the new campaign's host, as plain data: with a key it is
   // written in the create's own write, and the caller gets exactly what a replay will get.
   let answer: ApiResult<unknown> | null = null;

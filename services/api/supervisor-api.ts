@@ -52,7 +52,7 @@ export interface SupervisorApi {
   readonly metrics: SupervisorMetrics;
   health(): HealthView;
   status(): StatusView;
-  /** `{action: "list" | "get" | "create", ...}` */
+  /** `{action: "list" | "get" | "history" | "create", ...}` */
   campaigns(body: unknown, options?: RequestOptions): Promise<ApiResult<unknown>>;
   /** `{campaign_id, action, ...arguments}` */
   campaignAction(body: unknown, options?: RequestOptions): Promise<ApiResult<unknown>>;

@@ -17,6 +17,7 @@ import { recordIntent } from '../../persistence/intent-journal.js';
 import { failure, type StoreFailure } from '../../persistence/store-errors.js';
 import { crashPoint } from '../runtime/fault-points.js';
 import { applySave, isDurable, type SaveResult } from './campaign-save.js';
+import { operatorAction } from './campaign-history.js';
 import { JournalRefusedError } from './effect-deps.js';
 import { describeStates } from '../../machines/campaign.projection.js';
 import { settleInterrupted, withEnvironment } from '../../machines/campaign.restore.js';
@@ -71,6 +72,9 @@ export class CampaignHost {
   private holdSaves = false;
   private readonly deps: CampaignHostDeps;
   private pending: CampaignEmitted[] = [];
+  /** Since the last save, for the history's cause: the operator actions sent, and whether a read changed or failed. */
+  private actedSinceSave: string[] = [];
+  private readSinceSave = false;
   private readonly waiters = new HostWaiters();
   private writes: Promise<void> = Promise.resolve();
   /** Writes queued and not finished: a tick that started nothing waits only when there are some. */
@@ -224,6 +228,8 @@ export class CampaignHost {
       if (this.lostRight) return resolve({ emitted: [], snapshot: this.actor.getSnapshot(), save: this.lostRight });
       const collector: Collector = { done, emitted: [], keep, resolve };
       this.waiters.add(collector);
+      const action = operatorAction(event);
+      if (action) this.actedSinceSave.push(action);
       this.holdSaves = false;
       this.actor.send(event);
       // XState processed the event synchronously; if the subscription was not told, settle now.
@@ -306,6 +312,17 @@ export class CampaignHost {
     });
   }
 
+  /**
+   * The document once every write queued so far is on disk (the history route reads it there:
+   * the host keeps only facts in memory). The view moves before its save is written, so a read
+   * that did not wait could show a state the history does not have yet. Waited for, not queued:
+   * a read is not a write, and a tick must not wait for it.
+   */
+  async loadDocument(): ReturnType<CampaignStore['load']> {
+    await this.writes;
+    return this.deps.store.load(this.id);
+  }
+
   /** Resolves when every write queued so far has finished. */
   whenWritten(): Promise<unknown> {
     return this.writes;
@@ -323,6 +340,7 @@ export class CampaignHost {
 
   private onEmitted(event: CampaignEmitted): void {
     if (isDurable(event)) this.pending.push(event);
+    if (event.type === 'READ_SETTLED' && event.result !== 'unchanged') this.readSinceSave = true;
     this.waiters.heard(event);
     this.deps.onEmitted(this, event);
   }
@@ -356,6 +374,9 @@ export class CampaignHost {
   private save(snapshot: CampaignSnapshot, stateKey: string, finishing: Collector[]): Promise<WriteResult | null> {
     const emitted = this.pending;
     this.pending = [];
+    const trigger = { operator: this.actedSinceSave, read: this.readSinceSave };
+    this.actedSinceSave = [];
+    this.readSinceSave = false;
     this.savedContext = snapshot.context;
     this.savedStateKey = stateKey;
     // Taken now: the actor moves on while the write waits its turn.
@@ -374,7 +395,7 @@ export class CampaignHost {
       if (carriesOutcome) crashPoint('before_outcome_write');
       let saved: SaveResult | null = null;
       const written = await this.deps.store.transact(this.id, (doc) => {
-        saved = applySave(doc, { machine, emitted, doubtCode, inDoubt, binding, now: this.deps.now() });
+        saved = applySave(doc, { machine, emitted, doubtCode, inDoubt, binding, trigger, now: this.deps.now() });
         let next = saved.doc;
         for (const k of keeps) next = k.keep(next, { emitted: k.emitted, snapshot });
         return next;

@@ -12,8 +12,10 @@ import type { PublicEventDraft, WakeRequest } from '../../machines/vocabulary.js
 import type { CampaignDocument, PublicEvent, WakeRequest as RecordedWake } from '../../persistence/campaign-document.js';
 import { findIntent, recordIntentOutcome } from '../../persistence/intent-journal.js';
 import { appendPublicEvents } from '../../persistence/outbox.js';
+import { appendHistory } from '../../persistence/state-history.js';
 import { recordWakeRequests, recordWakeSettled, type WakeSettlement } from '../../persistence/wake-requests.js';
 import { controlLostDraft, intentAmbiguousDraft } from '../reducer/reducer.js';
+import { historyEntry, NO_TRIGGER, type HistoryTrigger } from './campaign-history.js';
 
 /** The emitted events a save must carry to disk; READ_SETTLED, CLAIM_SETTLED, MUTATION_REFUSED are answers only. */
 const DURABLE = new Set<CampaignEmitted['type']>(['PUBLIC_DRAFTS', 'WAKE_REQUESTED', 'CONTROL_LOST', 'INTENT_AMBIGUOUS', 'INTENT_SETTLED', 'DECISION_SETTLED']);
@@ -28,6 +30,8 @@ export interface SaveInput {
   inDoubt: string | null;
   /** The chart's binding as of this snapshot (the document keeps a copy). */
   binding: BindingFacts;
+  /** What the host saw since the last save (operator actions, a settled read): the history's cause. */
+  trigger?: HistoryTrigger;
   now: Date;
 }
 
@@ -42,6 +46,9 @@ export function applySave(doc: CampaignDocument, input: SaveInput): SaveResult {
   const wakes: WakeRequest[] = [];
   const settlements: WakeSettlement[] = [];
   let next: CampaignDocument = { ...doc, machine: input.machine };
+  // The states on disk against the ones saved now: only a save that moves them adds an entry.
+  const entry = historyEntry(doc.machine.snapshot, input.machine.snapshot, input.emitted, input.trigger ?? NO_TRIGGER, input.now);
+  if (entry) next = { ...next, history: appendHistory(doc.history, entry) };
   for (const e of input.emitted) {
     switch (e.type) {
       case 'PUBLIC_DRAFTS':

@@ -1,22 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { CONTROL_EXTENSION_URI, CONTROL_METHODS, createA2AClient, type A2AClient, type Result } from '../../adapters/a2a/index.js';
-import { startFaultServer, startTrapServer, type FaultServer, type RecordedRequest } from '../fixtures/fault-server.js';
+import type { RecordedRequest } from '../fixtures/fault-server.js';
+import { useFaultServer } from '../fixtures/fault-world.js';
 import { canary } from '../fixtures/canary.js';
 
 const TOKEN = canary('remote-token');
+const remote = useFaultServer(TOKEN);
 const authority = { controllerId: 'argus-openoperator', epoch: 3, requestId: 'req-42' };
-let fault: FaultServer;
-let trap: Awaited<ReturnType<typeof startTrapServer>>;
 const clients: A2AClient[] = [];
 
 function client(variant: string): A2AClient {
-  const c = createA2AClient({ baseUrl: fault.base(variant), token: TOKEN });
+  const c = createA2AClient({ baseUrl: remote.fault.base(variant), token: TOKEN });
   clients.push(c);
   return c;
 }
 
 const lastPost = (variant: string): RecordedRequest & { json: any } => {
-  const posts = fault.posts(`/${variant}/`);
+  const posts = remote.fault.posts(`/${variant}/`);
   const last = posts[posts.length - 1];
   if (!last) throw new Error('no request reached the server');
   return { ...last, json: JSON.parse(last.body) };
@@ -27,14 +27,8 @@ function expectRefused(r: Result<unknown>, code = 'unsupported_capability') {
   if (!r.ok) expect(r.error).toMatchObject({ code, outcome: 'not_sent' });
 }
 
-beforeAll(async () => {
-  trap = await startTrapServer();
-  fault = await startFaultServer({ token: TOKEN, trapUrl: trap.url });
-});
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.close()));
-  await fault?.close();
-  await trap?.close();
 });
 
 describe('defense in depth: nothing is sent to a remote that cannot fence mutations', () => {
@@ -42,7 +36,7 @@ describe('defense in depth: nothing is sent to a remote that cannot fence mutati
     const c = client('v1-plain');
     const d = await c.discover();
     expect(d).toMatchObject({ ok: true, value: { mutationsEnabled: false } });
-    const before = fault.posts('/v1-plain/').length;
+    const before = remote.fault.posts('/v1-plain/').length;
     expectRefused(await c.submit({ text: 'train', contextId: 'ctx-1', authority }));
     expectRefused(await c.cancel('task-1', { authority }));
     expectRefused(await c.control.intervene({ taskId: 'task-1', instruction: 'lower lr', authority }));
@@ -51,13 +45,13 @@ describe('defense in depth: nothing is sent to a remote that cannot fence mutati
     expectRefused(await c.control.leaseRelease({ contextId: 'ctx-1', controllerId: 'argus-openoperator', epoch: 1, requestId: 'r3' }));
     expectRefused(await c.control.leaseGet({ contextId: 'ctx-1' }));
     expectRefused(await c.control.requestGet({ requestId: 'r1' }));
-    expect(fault.posts('/v1-plain/').length).toBe(before);
+    expect(remote.fault.posts('/v1-plain/').length).toBe(before);
   });
 
   it('refuses a mutation without complete authority, even where the remote fences', async () => {
     const c = client('v1');
     expect((await c.discover()).ok).toBe(true);
-    const before = fault.posts('/v1/').length;
+    const before = remote.fault.posts('/v1/').length;
     const noAuthority = { controllerId: 'argus-openoperator', requestId: 'r' } as unknown as typeof authority;
     expectRefused(await c.submit({ text: 'train', authority: noAuthority }));
     expectRefused(await c.submit({ text: 'train', authority: { ...authority, epoch: -1 } }));
@@ -67,7 +61,7 @@ describe('defense in depth: nothing is sent to a remote that cannot fence mutati
     expectRefused(await c.control.leaseClaim({ controllerId: 'argus-openoperator', ttlSeconds: 30, requestId: 'r' }), 'invalid_request');
     expectRefused(await c.control.leaseClaim({ controllerId: 'argus-openoperator', ttlSeconds: 7200, requestId: 'r' }), 'invalid_request');
     expectRefused(await c.submit({ text: '', authority }), 'invalid_request');
-    expect(fault.posts('/v1/').length).toBe(before);
+    expect(remote.fault.posts('/v1/').length).toBe(before);
   });
 });
 
@@ -109,7 +103,7 @@ describe('fenced mutations on the wire, per dialect', () => {
   it('0.2.5: found via agent.json, posts to the trailing-slash mount root', async () => {
     const c = client('v025');
     const d = await c.discover();
-    expect(d.ok && d.value).toMatchObject({ protocolVersion: '0.2.5', rpcUrl: `${fault.origin}/v025/a2a/`, mutationsEnabled: true });
+    expect(d.ok && d.value).toMatchObject({ protocolVersion: '0.2.5', rpcUrl: `${remote.fault.origin}/v025/a2a/`, mutationsEnabled: true });
     const r = await c.getTask('history-only');
     expect(r.ok && r.value).toMatchObject({ state: 'completed', latestAgentMessageExcerpt: 'final answer: loss 0.12' });
     const { json, path, headers } = lastPost('v025');

@@ -1,16 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createA2AClient, type A2AClient, type A2AClientOptions, type RemoteError, type Result } from '../../adapters/a2a/index.js';
 import { transportError } from '../../adapters/a2a/http.js';
-import { closedPort, startFaultServer, startTrapServer, type FaultServer } from '../fixtures/fault-server.js';
+import { closedPort } from '../fixtures/fault-server.js';
+import { useFaultServer } from '../fixtures/fault-world.js';
 import { captureLogs } from '../fixtures/log-capture.js';
 import { canary } from '../fixtures/canary.js';
 
 const TOKEN = canary('remote-token');
+const remote = useFaultServer(TOKEN);
 const logs = captureLogs();
 const seenErrors: RemoteError[] = [];
 const clients: A2AClient[] = [];
-let fault: FaultServer;
-let trap: Awaited<ReturnType<typeof startTrapServer>>;
 
 function client(baseUrl: string, extra: Partial<A2AClientOptions> = {}): A2AClient {
   const c = createA2AClient({ baseUrl, token: TOKEN, logger: logs.logger, ...extra });
@@ -25,15 +25,9 @@ function expectError<T>(r: Result<T>): RemoteError {
   return r.error;
 }
 
-beforeAll(async () => {
-  trap = await startTrapServer();
-  fault = await startFaultServer({ token: TOKEN, trapUrl: trap.url });
-});
 
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.close()));
-  await fault?.close();
-  await trap?.close();
 });
 
 describe('JSON-RPC faults on GetTask map to stable codes and outcomes', () => {
@@ -60,12 +54,12 @@ describe('JSON-RPC faults on GetTask map to stable codes and outcomes', () => {
     ['rpc5xx--32603', 'remote_rpc_error', 'ambiguous', { rpcCode: -32603, httpStatus: 500 }],
   ];
   it.each(table)('%s → %s (%s)', async (taskId, code, outcome, extra) => {
-    const error = expectError(await client(fault.base('v1')).getTask(taskId));
+    const error = expectError(await client(remote.fault.base('v1')).getTask(taskId));
     expect(error).toMatchObject({ code, outcome, ...extra });
   });
 
   it('sanitizes remote error text: no token, no control characters, bounded length', async () => {
-    const error = expectError(await client(fault.base('v1')).getTask('rpc--32603'));
+    const error = expectError(await client(remote.fault.base('v1')).getTask('rpc--32603'));
     expect(error.message).not.toContain(TOKEN);
     expect(error.message).toContain('[REDACTED]');
     expect(error.message).not.toMatch(/[\u0000-\u001f\u007f]/);
@@ -73,43 +67,43 @@ describe('JSON-RPC faults on GetTask map to stable codes and outcomes', () => {
   });
 
   it('never follows a redirect: the target receives nothing', async () => {
-    const error = expectError(await client(fault.base('v1')).getTask('redirect'));
+    const error = expectError(await client(remote.fault.base('v1')).getTask('redirect'));
     expect(error).toMatchObject({ code: 'remote_redirect_refused', outcome: 'rejected', httpStatus: 302 });
-    expect(trap.hits).toHaveLength(0);
+    expect(remote.trap.hits).toHaveLength(0);
   });
 
   it('aborts an oversized streamed body at the cap instead of buffering it', async () => {
-    const error = expectError(await client(fault.base('v1')).getTask('oversized'));
+    const error = expectError(await client(remote.fault.base('v1')).getTask('oversized'));
     expect(error).toMatchObject({ code: 'remote_too_large', outcome: 'ambiguous' });
     // The server saw the client hang up long before its 32 MiB were written.
-    for (let i = 0; i < 100 && !fault.oversized.cutEarly; i++) await new Promise((r) => setTimeout(r, 10));
-    expect(fault.oversized.cutEarly).toBe(true);
+    for (let i = 0; i < 100 && !remote.fault.oversized.cutEarly; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(remote.fault.oversized.cutEarly).toBe(true);
   });
 
   it('a 2 MiB answer passes when the cap is raised (the cap is the only reason)', async () => {
-    const error = expectError(await client(fault.base('v1'), { maxBodyBytes: 4 * 1024 * 1024 }).getTask('oversized-declared'));
+    const error = expectError(await client(remote.fault.base('v1'), { maxBodyBytes: 4 * 1024 * 1024 }).getTask('oversized-declared'));
     expect(error.code).toBe('remote_malformed');
   });
 
   it('times out on late headers as ambiguous (the request was sent)', async () => {
-    const error = expectError(await client(fault.base('v1'), { timeouts: { headersMs: 150 } }).getTask('slow'));
+    const error = expectError(await client(remote.fault.base('v1'), { timeouts: { headersMs: 150 } }).getTask('slow'));
     expect(error).toMatchObject({ code: 'remote_timeout', outcome: 'ambiguous' });
   });
 
   it('times out on a stalled body as ambiguous', async () => {
-    const error = expectError(await client(fault.base('v1'), { timeouts: { bodyMs: 150 } }).getTask('slow-body'));
+    const error = expectError(await client(remote.fault.base('v1'), { timeouts: { bodyMs: 150 } }).getTask('slow-body'));
     expect(error).toMatchObject({ code: 'remote_timeout', outcome: 'ambiguous' });
   });
 
   it('ends a body trickling a byte at a time at the overall deadline, as remote_timeout (ambiguous)', async () => {
     const started = Date.now();
-    const error = expectError(await client(fault.base('v1'), { timeouts: { bodyMs: 150, overallMs: 400 } }).getTask('trickle'));
+    const error = expectError(await client(remote.fault.base('v1'), { timeouts: { bodyMs: 150, overallMs: 400 } }).getTask('trickle'));
     expect(error).toMatchObject({ code: 'remote_timeout', outcome: 'ambiguous' });
     expect(Date.now() - started).toBeLessThan(3_000);
   });
 
   it('survives a burst of 5xx and recovers on the same client', async () => {
-    const c = client(fault.base('v1'));
+    const c = client(remote.fault.base('v1'));
     const results = [];
     for (let i = 0; i < 4; i++) results.push(await c.getTask('burst'));
     for (const r of results.slice(0, 3)) expect(expectError(r)).toMatchObject({ code: 'remote_http_status', httpStatus: 503, outcome: 'ambiguous' });
@@ -134,7 +128,7 @@ describe('connection-level failures', () => {
   });
 
   it('a closed client answers not_sent', async () => {
-    const c = client(fault.base('v1'));
+    const c = client(remote.fault.base('v1'));
     expect((await c.discover()).ok).toBe(true);
     await c.close();
     expect(expectError(await c.getTask('ok'))).toMatchObject({ outcome: 'not_sent' });
@@ -149,15 +143,15 @@ describe('discovery failures', () => {
     ['no-jsonrpc', 'remote_malformed'],
     ['nowhere', 'remote_http_status'],
   ])('%s → %s', async (variant, code) => {
-    const error = expectError(await client(fault.base(variant)).discover());
+    const error = expectError(await client(remote.fault.base(variant)).discover());
     expect(error.code).toBe(code);
   });
 
   it('stops at the first auth refusal instead of trying the other card locations', async () => {
-    const before = fault.requests.length;
-    await client(fault.base('locked')).discover();
-    expect(fault.requests.length - before).toBe(1);
-    expect(trap.hits).toHaveLength(0);
+    const before = remote.fault.requests.length;
+    await client(remote.fault.base('locked')).discover();
+    expect(remote.fault.requests.length - before).toBe(1);
+    expect(remote.trap.hits).toHaveLength(0);
   });
 });
 
@@ -170,21 +164,21 @@ describe('base URL validation happens before any I/O', () => {
     ['not a URL', () => 'not a url'],
     ['ftp', () => 'ftp://127.0.0.1/a2a'],
   ])('%s is remote_url_rejected', async (_name, make) => {
-    const before = fault.requests.length;
-    const c = client(make(fault.origin));
+    const before = remote.fault.requests.length;
+    const c = client(make(remote.fault.origin));
     const error = expectError(await c.discover());
     expect(error).toMatchObject({ code: 'remote_url_rejected', outcome: 'not_sent' });
     expect(expectError(await c.getTask('ok')).code).toBe('remote_url_rejected');
-    expect(fault.requests.length).toBe(before);
+    expect(remote.fault.requests.length).toBe(before);
   });
 });
 
 describe('credentials', () => {
   it('travel in both headers and never in a URL', async () => {
-    expect((await client(fault.base('v1')).getTask('ok')).ok).toBe(true);
-    const posts = fault.posts('/v1/');
+    expect((await client(remote.fault.base('v1')).getTask('ok')).ok).toBe(true);
+    const posts = remote.fault.posts('/v1/');
     expect(posts.length).toBeGreaterThan(0);
-    for (const r of fault.requests) expect(r.path).not.toContain(TOKEN);
+    for (const r of remote.fault.requests) expect(r.path).not.toContain(TOKEN);
     for (const r of posts) {
       expect(r.headers.authorization).toBe(`Bearer ${TOKEN}`);
       expect(r.headers['x-api-key']).toBe(TOKEN);
@@ -192,7 +186,7 @@ describe('credentials', () => {
   });
 
   it('a remote echo of the token is redacted from the excerpt, controls stripped', async () => {
-    const r = await client(fault.base('v1')).getTask('echo');
+    const r = await client(remote.fault.base('v1')).getTask('echo');
     expect(r.ok).toBe(true);
     if (r.ok) {
       expect(r.value.latestAgentMessageExcerpt).toBe('key=[REDACTED] reversed');

@@ -1,31 +1,23 @@
 import { Command } from 'commander';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { registerProbe, runProbe } from '../../bin/commands/probe.js';
-import { closedPort, startFaultServer, startTrapServer, type FaultServer } from '../fixtures/fault-server.js';
+import { closedPort } from '../fixtures/fault-server.js';
+import { useFaultServer } from '../fixtures/fault-world.js';
 import { canary } from '../fixtures/canary.js';
 
 const TOKEN = canary('remote-token');
-let fault: FaultServer;
-let trap: Awaited<ReturnType<typeof startTrapServer>>;
+const remote = useFaultServer(TOKEN);
 
-beforeAll(async () => {
-  trap = await startTrapServer();
-  fault = await startFaultServer({ token: TOKEN, trapUrl: trap.url });
-});
-afterAll(async () => {
-  await fault?.close();
-  await trap?.close();
-});
 
 describe('runProbe', () => {
   it('prints one JSON object describing a fully fenced 1.0 remote', async () => {
-    const out = await runProbe({ url: fault.base('v1'), token: TOKEN, compact: true });
+    const out = await runProbe({ url: remote.fault.base('v1'), token: TOKEN, compact: true });
     expect(out.exitCode).toBe(0);
     expect(out.stderr).toBe('');
     expect(out.stdout.trim().split('\n')).toHaveLength(1);
     expect(JSON.parse(out.stdout)).toEqual({
       protocolVersion: '1.0',
-      rpcUrl: `${fault.origin}/v1/a2a/rpc`,
+      rpcUrl: `${remote.fault.origin}/v1/a2a/rpc`,
       capabilities: {
         discover: true,
         submit: true,
@@ -47,8 +39,8 @@ describe('runProbe', () => {
 
   it.each([
     ['unreachable', async () => `http://127.0.0.1:${await closedPort()}/a2a`, 'remote_unreachable'],
-    ['auth refused', async () => fault.base('locked'), 'remote_auth_failed'],
-    ['credential in URL', async () => `${fault.base('v1')}?token=${TOKEN}`, 'remote_url_rejected'],
+    ['auth refused', async () => remote.fault.base('locked'), 'remote_auth_failed'],
+    ['credential in URL', async () => `${remote.fault.base('v1')}?token=${TOKEN}`, 'remote_url_rejected'],
   ])('%s: exit 1, one stderr line, empty stdout, no token', async (_name, url, code) => {
     const out = await runProbe({ url: await url(), token: TOKEN });
     expect(out.exitCode).toBe(1);
@@ -67,18 +59,18 @@ describe('the probe command', () => {
     });
     const previous = process.env.OPENTRAINING_A2A_TOKEN;
     process.env.OPENTRAINING_A2A_TOKEN = TOKEN;
-    const before = fault.requests.length;
+    const before = remote.fault.requests.length;
     try {
       const program = new Command().exitOverride();
       registerProbe(program);
-      await program.parseAsync(['probe', '--url', fault.base('v1-plain'), '--json'], { from: 'user' });
+      await program.parseAsync(['probe', '--url', remote.fault.base('v1-plain'), '--json'], { from: 'user' });
     } finally {
       stdout.mockRestore();
       if (previous === undefined) delete process.env.OPENTRAINING_A2A_TOKEN;
       else process.env.OPENTRAINING_A2A_TOKEN = previous;
     }
     expect(JSON.parse(written.join(''))).toMatchObject({ protocolVersion: '1.0', mutationsEnabled: false });
-    const sent = fault.requests.slice(before);
+    const sent = remote.fault.requests.slice(before);
     expect(sent.length).toBeGreaterThan(0);
     // The token goes with the discovery and the authenticated read; the one check of whether
     // the remote needs it at all goes without any credential (never with a different one).

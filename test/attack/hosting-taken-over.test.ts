@@ -84,6 +84,16 @@ function expectRefusedAndStopped(w: Awaited<ReturnType<typeof deposable>>, calls
   }
 }
 
+/** Every call and a sweep after the loss: nothing reaches the remote, all refused, every actor stopped. */
+async function expectEveryCallRefused(w: Awaited<ReturnType<typeof deposable>>): Promise<void> {
+  const sent = w.proxy.seen.length;
+  const calls = await everyCall(w);
+  await w.supervisor.sweep();
+  await settle();
+  expect(w.proxy.seen.slice(sent)).toEqual([]);
+  expectRefusedAndStopped(w, calls);
+}
+
 /** The embedded owner lock itself; the test keeps its right only to run now the renewal its timer runs. */
 function keepingRight() {
   let right: HostingRight | null = null;
@@ -133,12 +143,7 @@ describe('a supervisor whose right to host is taken over', () => {
   it('refuses the first operator call after the takeover too (no tick in between)', { timeout: 20_000 }, async () => {
     const w = await deposable();
     await takeOver(w.stateRoot);
-    const sent = w.proxy.seen.length;
-    const calls = await everyCall(w);
-    await w.supervisor.sweep();
-    await settle();
-    expect(w.proxy.seen.slice(sent)).toEqual([]);
-    expectRefusedAndStopped(w, calls);
+    await expectEveryCallRefused(w);
   });
 
   it('a failed renewal of the right stops every actor at once, before anything is sent', { timeout: 20_000 }, async () => {
@@ -149,12 +154,7 @@ describe('a supervisor whose right to host is taken over', () => {
     // No call has been made since: the renewal alone stopped them.
     for (const host of w.supervisor.system!.hosts()) expect(host.running).toBe(false);
     expect(w.supervisor.health().hosting).toEqual({ owner: false, deposed: true });
-    const sent = w.proxy.seen.length;
-    const calls = await everyCall(w);
-    await w.supervisor.sweep();
-    await settle();
-    expect(w.proxy.seen.slice(sent)).toEqual([]);
-    expectRefusedAndStopped(w, calls);
+    await expectEveryCallRefused(w);
   });
 
   it('a relay already on the wire when the right is lost answers mutation_in_doubt, not "nothing was changed"', { timeout: 20_000 }, async () => {

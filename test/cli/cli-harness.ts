@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { expect } from 'vitest';
 import { recordChildOutput } from '../fixtures/child-output.js';
 import { canary } from '../fixtures/canary.js';
 import { CLI_ENTRY, REPO_ROOT, spawnServe, tempStateRoot, type Scope, type ServeChild } from '../fixtures/supervisor-harness.js';
@@ -88,3 +89,20 @@ export async function runCli(args: string[], env: Record<string, string>, result
   results?.push(result);
   return result;
 }
+
+/** A run that succeeded: nothing on stderr, exit 0; returns its stdout. */
+export const ok = (r: CliResult): string => {
+  expect(r.stderr, r.stderr).toBe('');
+  expect(r.code).toBe(0);
+  return r.stdout;
+};
+
+/** A run that failed the one way errors are told: `exit`, no stdout, one `<code>: ...` line on stderr (returned). */
+export const failed = (r: CliResult, exit: number, code: string): string => {
+  expect(r.code, r.stderr).toBe(exit);
+  expect(r.stdout).toBe('');
+  const lines = r.stderr.trimEnd().split('\n');
+  expect(lines).toHaveLength(1);
+  expect(lines[0]!.startsWith(`${code}: `), lines[0]).toBe(true);
+  return lines[0]!;
+};

@@ -6,12 +6,13 @@
  * within 80 columns (`--wide` for the rest), colour only on a terminal and never with NO_COLOR,
  * and shell completion generated from the command tree.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordChildOutput } from '../fixtures/child-output.js';
+import { recordSyncOutput } from '../fixtures/child-output.js';
+import { spawnStreamingCli } from '../fixtures/cli-stream.js';
 import { CLI_ENTRY, REPO_ROOT, createScope, until } from '../fixtures/supervisor-harness.js';
-import { startCliWorld, type CliResult, type CliWorld } from './cli-harness.js';
+import { failed, ok, startCliWorld, type CliWorld } from './cli-harness.js';
 import { useColour } from '../../bin/commands/client/run.js';
 
 const scope = createScope();
@@ -25,19 +26,6 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => scope.dispose());
 
-const ok = (r: CliResult) => {
-  expect(r.stderr, r.stderr).toBe('');
-  expect(r.code).toBe(0);
-  return r.stdout;
-};
-const failed = (r: CliResult, exit: number, code: string) => {
-  expect(r.code, r.stderr).toBe(exit);
-  expect(r.stdout).toBe('');
-  const lines = r.stderr.trimEnd().split('\n');
-  expect(lines).toHaveLength(1);
-  expect(lines[0]!.startsWith(`${code}: `), lines[0]).toBe(true);
-  return lines[0]!;
-};
 const ids = (table: string) => table.trim().split('\n').slice(1).map((l) => l.split(/\s+/)[0]);
 
 describe('campaigns list: filters, limit, width, colour', () => {
@@ -77,12 +65,15 @@ describe('campaigns list: filters, limit, width, colour', () => {
     expect(useColour({ isTTY: true }, { NO_COLOR: '1' })).toBe(false);
     expect(useColour({ isTTY: false }, {})).toBe(false);
     const inPty = (extra: Record<string, string>) =>
-      spawnSync('script', ['-qec', `${process.execPath} ${CLI_ENTRY} campaigns list --state paused`, '/dev/null'], {
-        cwd: REPO_ROOT,
-        env: { PATH: process.env.PATH ?? '', TERM: 'xterm', ARGUS_SUPERVISOR_URL: w.serve.address, ARGUS_SUPERVISOR_STATE_ROOT: w.stateRoot, ...extra },
-        encoding: 'utf8',
-        timeout: 20_000,
-      });
+      recordSyncOutput(
+        'cli-list-pty',
+        spawnSync('script', ['-qec', `${process.execPath} ${CLI_ENTRY} campaigns list --state paused`, '/dev/null'], {
+          cwd: REPO_ROOT,
+          env: { PATH: process.env.PATH ?? '', TERM: 'xterm', ARGUS_SUPERVISOR_URL: w.serve.address, ARGUS_SUPERVISOR_STATE_ROOT: w.stateRoot, ...extra },
+          encoding: 'utf8',
+          timeout: 20_000,
+        }),
+      );
     const coloured = inPty({});
     expect(coloured.status, coloured.stderr).toBe(0);
     expect(coloured.stdout).toMatch(/\u001b\[2md-paused|\u001b\[2mpaused/);
@@ -138,39 +129,25 @@ describe('exit codes and the one error style', () => {
 
 describe('campaigns list --watch', () => {
   it('prints one redraw per change it shows, and none for a change it does not', async () => {
-    const child = recordChildOutput(
-      spawn(process.execPath, [CLI_ENTRY, 'campaigns', 'list', '--watch', '--state', 'observing,paused'], {
-        cwd: REPO_ROOT,
-        env: { PATH: process.env.PATH ?? '', ARGUS_SUPERVISOR_URL: w.serve.address, ARGUS_SUPERVISOR_STATE_ROOT: w.stateRoot },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      }),
-      'cli-list-watch',
-    );
-    const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
-    scope.defer(child, (c) => (c.exitCode === null && c.signalCode === null ? c.kill('SIGKILL') : undefined));
-    let out = '';
-    let err = '';
-    child.stdout!.on('data', (c: Buffer) => (out += c.toString('utf8')));
-    child.stderr!.on('data', (c: Buffer) => (err += c.toString('utf8')));
-    const redraws = () => out.split('\n').filter((l) => l.startsWith('-- ')).length;
+    const watch = spawnStreamingCli(scope, ['campaigns', 'list', '--watch', '--state', 'observing,paused'], { ARGUS_SUPERVISOR_URL: w.serve.address, ARGUS_SUPERVISOR_STATE_ROOT: w.stateRoot }, 'cli-list-watch');
+    const redraws = () => watch.out.split('\n').filter((l) => l.startsWith('-- ')).length;
     await until(() => redraws() === 1, 'the first table', 5000);
-    expect(out).toMatch(/^-- \S+Z {2}4 campaigns {2}\(Ctrl-C stops\)\nCAMPAIGN/);
+    expect(watch.out).toMatch(/^-- \S+Z {2}4 campaigns {2}\(Ctrl-C stops\)\nCAMPAIGN/);
     ok(await w.cli(['act', 'd-obs-1', 'pause']));
     await until(() => redraws() === 2, 'one redraw for the pause', 5000);
-    expect(out.split('-- ').at(-1)).toMatch(/^\S+Z {2}4 campaigns[\s\S]*\nd-obs-1\s+paused/m);
+    expect(watch.out.split('-- ').at(-1)).toMatch(/^\S+Z {2}4 campaigns[\s\S]*\nd-obs-1\s+paused/m);
     ok(await w.cli(['act', 'd-obs-1', 'resume']));
     await until(() => redraws() === 3, 'one redraw for the resume', 5000);
     ok(await w.cli(['campaigns', 'create', '--id', 'd-new', '--objective', 'o']));
     await until(() => redraws() === 4, 'one redraw for the new campaign', 5000);
-    expect(out.split('-- ').at(-1)).toMatch(/5 campaigns[\s\S]*\nd-new\s+observing/);
+    expect(watch.out.split('-- ').at(-1)).toMatch(/5 campaigns[\s\S]*\nd-new\s+observing/);
     // An observe of a campaign without a task changes nothing the table shows.
     await w.cli(['act', 'd-obs-2', 'observe']);
     await new Promise((r) => setTimeout(r, 800));
     expect(redraws()).toBe(4);
-    child.kill('SIGTERM');
-    await closed;
-    expect(err).toBe('');
-    w.results.push({ code: 0, stdout: out, stderr: err });
+    await watch.stop();
+    expect(watch.err).toBe('');
+    w.results.push({ code: 0, stdout: watch.out, stderr: watch.err });
   });
 });
 
@@ -178,9 +155,9 @@ describe('completion', () => {
   it('bash completes commands, subcommands and options from the command tree', async () => {
     const script = ok(await w.cli(['completion', 'bash']));
     const complete = (words: string[]) =>
-      spawnSync('bash', ['-c', `${script}\nCOMP_WORDS=(${words.map((x) => `'${x}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _argus_supervisor; echo "\${COMPREPLY[@]}"`], { encoding: 'utf8' }).stdout.trim();
+      recordSyncOutput('bash-completion', spawnSync('bash', ['-c', `${script}\nCOMP_WORDS=(${words.map((x) => `'${x}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _argus_supervisor; echo "\${COMPREPLY[@]}"`], { encoding: 'utf8' })).stdout.trim();
     expect(complete(['argus-supervisor', 'camp'])).toBe('campaigns');
-    expect(complete(['argus-supervisor', 'campaigns', ''])).toBe('list get create --help');
+    expect(complete(['argus-supervisor', 'campaigns', ''])).toBe('list get history create --help');
     expect(complete(['argus-supervisor', 'campaigns', 'list', '--st'])).toBe('--state');
     expect(complete(['argus-supervisor', 'campaigns', 'list', '--state', 'paused', '--w'])).toBe('--watch --wide');
     expect(complete(['argus-supervisor', 'events', '--'])).toContain('--follow');

@@ -8,15 +8,10 @@ import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordSyncOutput } from '../fixtures/child-output.js';
 import { CLI_ENTRY, REPO_ROOT, createScope, until } from '../fixtures/supervisor-harness.js';
-import { startCliWorld, type CliResult, type CliWorld } from './cli-harness.js';
+import { ok, startCliWorld, type CliWorld } from './cli-harness.js';
 
 const scope = createScope();
 let w: CliWorld;
-const ok = (r: CliResult) => {
-  expect(r.stderr, r.stderr).toBe('');
-  expect(r.code).toBe(0);
-  return r.stdout;
-};
 const rows = (table: string) => table.trim().split('\n').slice(1).map((l) => l.split(/\s+/));
 
 beforeAll(async () => {

@@ -4,13 +4,12 @@
  * line and exit 1 for an API error (2 for a usage error, `server_unreachable` when nothing
  * listens), the local key read from the state root, and the key printed nowhere.
  */
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordChildOutput } from '../fixtures/child-output.js';
 import { canary } from '../fixtures/canary.js';
-import { CLI_ENTRY, REPO_ROOT, createScope, until } from '../fixtures/supervisor-harness.js';
-import { runCli, startCliWorld, type CliResult, type CliWorld } from './cli-harness.js';
+import { spawnStreamingCli } from '../fixtures/cli-stream.js';
+import { createScope, until } from '../fixtures/supervisor-harness.js';
+import { failed, ok, runCli, startCliWorld, type CliResult, type CliWorld } from './cli-harness.js';
 
 const scope = createScope();
 let w: CliWorld;
@@ -25,20 +24,7 @@ afterAll(async () => {
   await scope.dispose();
 });
 
-const ok = (r: CliResult) => {
-  expect(r.stderr, r.stderr).toBe('');
-  expect(r.code).toBe(0);
-  return r.stdout;
-};
 const json = (r: CliResult) => JSON.parse(ok(r)) as Record<string, any>;
-const failed = (r: CliResult, exit: number, code: string) => {
-  expect(r.code, r.stderr).toBe(exit);
-  expect(r.stdout).toBe('');
-  const lines = r.stderr.trimEnd().split('\n');
-  expect(lines).toHaveLength(1);
-  expect(lines[0]!.startsWith(`${code}: `), lines[0]).toBe(true);
-  return lines[0]!;
-};
 
 describe('campaigns and act, human and --json', () => {
   it('create, list, get, observe, claim: tables name state, attention, stage, lease and pending', async () => {
@@ -154,28 +140,14 @@ describe('events --follow', () => {
     const [task] = await w.sim.tasks(1, 'training');
     ok(await w.cli(['campaigns', 'create', '--id', 'live-1', '--objective', 'o', '--task', task!]));
     ok(await w.cli(['act', 'live-1', 'observe']));
-    const child = recordChildOutput(
-      spawn(process.execPath, [CLI_ENTRY, 'events', '--follow', '--campaign', 'live-1'], {
-        cwd: REPO_ROOT,
-        env: { PATH: process.env.PATH ?? '', ARGUS_SUPERVISOR_URL: w.serve.address, ARGUS_SUPERVISOR_STATE_ROOT: w.stateRoot },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      }),
-      'cli-events-follow',
-    );
-    const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
-    scope.defer(child, (c) => (c.exitCode === null && c.signalCode === null ? c.kill('SIGKILL') : undefined));
-    let out = '';
-    let err = '';
-    child.stdout!.on('data', (c: Buffer) => (out += c.toString('utf8')));
-    child.stderr!.on('data', (c: Buffer) => (err += c.toString('utf8')));
-    await until(() => out.includes('following '), 'the stream is open', 1000);
-    expect(out.split('\n')[0]).toMatch(/^following http:\/\/127\.0\.0\.1:\d+ \(revision \d+\); Ctrl-C stops$/);
+    const follow = spawnStreamingCli(scope, ['events', '--follow', '--campaign', 'live-1'], { ARGUS_SUPERVISOR_URL: w.serve.address, ARGUS_SUPERVISOR_STATE_ROOT: w.stateRoot }, 'cli-events-follow');
+    await until(() => follow.out.includes('following '), 'the stream is open', 1000);
+    expect(follow.out.split('\n')[0]).toMatch(/^following http:\/\/127\.0\.0\.1:\d+ \(revision \d+\); Ctrl-C stops$/);
     ok(await w.cli(['act', 'live-1', 'claim']));
-    await until(() => /live-1 {2}campaign {2}state=controlling /.test(out), 'the claim was printed', 1000);
-    expect(out).toMatch(/live-1 {2}campaign {2}state=controlling attention=idle .*lease=argus-openoperator_e1_until_\S+Z chart=authority\.controlling/);
-    child.kill('SIGTERM');
-    await closed;
-    expect(err).toBe('');
-    w.results.push({ code: 0, stdout: out, stderr: err });
+    await until(() => /live-1 {2}campaign {2}state=controlling /.test(follow.out), 'the claim was printed', 1000);
+    expect(follow.out).toMatch(/live-1 {2}campaign {2}state=controlling attention=idle .*lease=argus-openoperator_e1_until_\S+Z chart=authority\.controlling/);
+    await follow.stop();
+    expect(follow.err).toBe('');
+    w.results.push({ code: 0, stdout: follow.out, stderr: follow.err });
   });
 });

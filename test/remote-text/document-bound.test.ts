@@ -11,6 +11,7 @@ import { CONTROL_EXTENSION_URI } from '../../adapters/a2a/control-contract.js';
 import { normalizeTask } from '../../adapters/a2a/normalize.js';
 import { newCampaignDocument, parseCampaignDocument, PUBLISHED_KEY_RETENTION, type CampaignDocument } from '../../persistence/campaign-document.js';
 import { appendPublicEvents, OUTBOX_EVENT_BYTES } from '../../persistence/outbox.js';
+import { HISTORY_RETENTION } from '../../persistence/state-history.js';
 import type { A2AClient } from '../../adapters/a2a/index.js';
 import type { CampaignStore, WriteResult } from '../../persistence/campaign-store.js';
 import { campaignMachine } from '../../machines/campaign.machine.js';
@@ -135,6 +136,9 @@ describe('the document bound', () => {
     for (const key of doc.outbox.publishedKeys) expect(key.length).toBeLessThanOrEqual(DEDUPE_KEY_MAX);
     expect(Buffer.byteLength(JSON.stringify(doc.outbox.events))).toBeLessThanOrEqual(OUTBOX_EVENT_BYTES + 2);
     expect(parseCampaignDocument(JSON.parse(JSON.stringify(doc))).ok).toBe(true);
+    // The state history fills too (the remote moves the attention on most reads): it is in the bound.
+    expect(doc.history).toHaveLength(HISTORY_RETENTION);
+    console.log(`document bound: largest document ${largest} bytes, its state history ${Buffer.byteLength(JSON.stringify(doc.history))} bytes`);
     expect(largest).toBeLessThan(DOCUMENT_BOUND_BYTES);
   }, 120_000);
 });

@@ -4,15 +4,14 @@
  * opened with the key ends after its lifetime with `event: reconnect`, and a client that comes
  * back with `Last-Event-ID` gets the public events it missed first. `events --follow` reconnects.
  */
-import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { API_PREFIX, createHttpServer, listen } from '../../server/http-server.js';
 import type { EventStreamOptions } from '../../server/event-stream.js';
 import { startSimulator } from '../../simulator/index.js';
 import { canary } from '../fixtures/canary.js';
-import { recordChildOutput } from '../fixtures/child-output.js';
+import { spawnStreamingCli } from '../fixtures/cli-stream.js';
 import { captureLogs } from '../fixtures/log-capture.js';
-import { CLI_ENTRY, REPO_ROOT, createScope, httpCall, startTestSupervisor, tempStateRoot, until } from '../fixtures/supervisor-harness.js';
+import { createScope, httpCall, startTestSupervisor, tempStateRoot, until } from '../fixtures/supervisor-harness.js';
 import { dataOf, openSse, type SseStream } from '../cli/sse.js';
 import { login, type SessionWorld } from './session-fixture.js';
 
@@ -94,31 +93,17 @@ describe('event stream limits', () => {
     const [taskId] = w.sim.createTasks(1);
     await w.post('campaigns', { action: 'create', campaign_id: 'c1', objective: 'o', remote_task_id: taskId });
     await w.post('campaign_action', { campaign_id: 'c1', action: 'observe' });
-    const child = recordChildOutput(
-      spawn(process.execPath, [CLI_ENTRY, 'events', '--follow', '--json'], {
-        cwd: REPO_ROOT,
-        env: { PATH: process.env.PATH ?? '', ARGUS_SUPERVISOR_URL: w.base, ARGUS_SUPERVISOR_API_KEY: KEY },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      }),
-      'cli-events-reconnect',
-    );
-    const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
-    scope.defer(child, (c) => (c.exitCode === null && c.signalCode === null ? c.kill('SIGKILL') : undefined));
-    let out = '';
-    let err = '';
-    child.stdout!.on('data', (c: Buffer) => (out += c.toString('utf8')));
-    child.stderr!.on('data', (c: Buffer) => (err += c.toString('utf8')));
-    await until(() => out.includes('"hello"'), 'the stream is open', 500);
+    const follow = spawnStreamingCli(scope, ['events', '--follow', '--json'], { ARGUS_SUPERVISOR_URL: w.base, ARGUS_SUPERVISOR_API_KEY: KEY }, 'cli-events-reconnect');
+    await until(() => follow.out.includes('"hello"'), 'the stream is open', 500);
     // Three lifetimes later it is still there, and prints a new public event.
     await new Promise((r) => setTimeout(r, 1000));
-    expect(child.exitCode, err).toBeNull();
+    expect(follow.child.exitCode, follow.err).toBeNull();
     const before = w.supervisor.status().events.length;
     await w.post('campaign_action', { campaign_id: 'c1', action: 'observe' });
     const fresh = w.supervisor.status().events.slice(before);
     expect(fresh.length).toBeGreaterThan(0);
-    await until(() => out.includes(fresh[0]!.id), 'the new event was printed', 500);
-    expect(out.split('\n').filter((l) => l.includes('"hello"'))).toHaveLength(1);
-    child.kill('SIGTERM');
-    await closed;
+    await until(() => follow.out.includes(fresh[0]!.id), 'the new event was printed', 500);
+    expect(follow.out.split('\n').filter((l) => l.includes('"hello"'))).toHaveLength(1);
+    await follow.stop();
   });
 });

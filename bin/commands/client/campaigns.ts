@@ -1,5 +1,5 @@
 /**
- * `argus-supervisor campaigns list|get|create` and `argus-supervisor status`: the `campaigns`
+ * `argus-supervisor campaigns list|get|history|create` (history: history.ts) and `argus-supervisor status`: the `campaigns`
  * and `status` routes of a running serve, as tables (or `--json`, the API's answer as is).
  * Tables fit 80 columns; `--wide` adds the lease holder and expiry and the pending question.
  * @module
@@ -8,6 +8,7 @@ import type { Command } from 'commander';
 import { campaignDetail, campaignsTable, cell, eventLine, type TableStyle } from './format.js';
 import { applyListFilter, ATTENTIONS, HEALTHS, limitNote, parseListFilter, STATES } from './list-filter.js';
 import { clientCommand, connectionOptions, controllerId, Painted, positiveInt, printJson, runClient, usage, useColour, type OutputOptions } from './run.js';
+import { registerHistory } from './history.js';
 import { watchList } from './watch.js';
 
 interface ListOptions extends OutputOptions {
@@ -55,6 +56,7 @@ export function registerCampaigns(program: Command): void {
         return campaignDetail(answer.campaign, answer.events ?? [], answer.chart?.active ?? [], await controllerId(conn));
       }, opts),
     );
+  registerHistory(campaigns);
   connectionOptions(clientCommand(campaigns.command('create').description('Create a campaign (an observer); --task attaches a remote task started elsewhere.')))
     .requiredOption('--id <campaign>', 'campaign id (letters, digits, . _ -)')
     .requiredOption('--objective <text>', 'what the campaign is for')

@@ -32,7 +32,24 @@ async function post(url, body) {
   }
 }
 
+/** A read by GET: the session cookie is enough (no CSRF token for a GET). */
+async function get(url) {
+  let res;
+  try {
+    res = await fetch(url, { credentials: 'same-origin' });
+  } catch {
+    return { ok: false, error: { code: 'network_error', message: 'The supervisor could not be reached.' } };
+  }
+  if (res.status === 401) for (const fn of listeners) fn();
+  try {
+    return await res.json();
+  } catch {
+    return { ok: false, error: { code: 'invalid_response', message: `The supervisor answered ${res.status} without a readable body.` } };
+  }
+}
+
 export const api = {
+  history: (id) => get(`${API}/history?campaign_id=${encodeURIComponent(id)}`),
   campaigns: (body) => post(`${API}/campaigns`, body),
   action: (body) => post(`${API}/campaign_action`, body),
   health: () => post(`${API}/health`, {}),

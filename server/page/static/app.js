@@ -7,6 +7,7 @@ import { hideGuards, highlight, loadChart, loadOverview } from './chart.js';
 import { createNavigator } from './chart-nav.js';
 import { ACTIONS, prependEvent, renderActions, renderDecision, renderNeedsYou, renderSummary, renderTimeline } from './detail.js';
 import { ask } from './dialog.js';
+import { clearHistory, renderHistory, timeInState } from './history.js';
 import { $, announce, setText } from './dom.js';
 import { createList } from './list.js';
 
@@ -56,8 +57,16 @@ async function drawCharts() {
 function paint(ids) {
   highlight($('overview'), ids, null);
   highlight($('chart'), ids, $('chart-active'));
-  // The views carry no "entered at" time: say so rather than guess one.
-  setText($('chart-time'), 'Time in state: not shown, the campaign view does not record when the state was entered.');
+  // The time in state comes from the campaign's history (history.js keeps it current).
+  setText($('chart-time'), timeInState());
+}
+
+/** The selected campaign's history: fetched on selection and whenever its state or attention moves. */
+async function loadHistory(id) {
+  const answer = await api.history(id);
+  if (state.selected !== id) return;
+  if (!answer.ok) return setText($('history-now'), `The history could not be loaded: ${answer.error?.code ?? 'unknown'}.`);
+  renderHistory(answer);
 }
 
 const chartFailed = (error) => setText($('chart-active'), String(error.message || error));
@@ -77,8 +86,10 @@ $('chart-fit').addEventListener('click', () => navigator?.fit());
 $('chart-focus').addEventListener('click', () => navigator?.focusActive());
 
 async function select(id) {
+  if (state.selected !== id) clearHistory();
   state.selected = id;
   list.select(id);
+  void loadHistory(id);
   const answer = await api.campaigns({ action: 'get', campaign_id: id });
   if (state.selected !== id) return;
   if (!answer.ok) return showError(answer, 'Loading the campaign');
@@ -169,6 +180,7 @@ function connect() {
     if (Array.isArray(active)) state.active.set(campaign.campaign_id, active);
     if (campaign.campaign_id === state.selected) {
       renderSelected();
+      if (before && (before.state !== campaign.state || before.attention !== campaign.attention)) void loadHistory(campaign.campaign_id);
       if (before && before.state !== campaign.state) announce(`${campaign.campaign_id} is now ${campaign.state}.`);
     }
   });
