@@ -7,10 +7,10 @@
 import type { IncomingMessage } from 'node:http';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
-import { API_ERROR_STATUS, type ApiError } from '../services/api/api-errors.js';
+import { API_ERROR_STATUS, type ApiError } from '../services/contract/api-errors.js';
 import { buildInfo } from '../services/runtime/build-info.js';
 import type { ApiResult, RequestOptions, SupervisorApi } from '../services/api/supervisor-api.js';
-import { isValidIdempotencyKey } from '../services/authority/request-gate.js';
+import { isValidIdempotencyKey } from '../services/api/request-gate.js';
 import { HOST_NOT_ALLOWED, createHostCheck } from './allowed-hosts.js';
 import { createKeyCheck } from './auth.js';
 import { AuthThrottle, guardKeyCheck, type AuthThrottleOptions } from './auth-throttle.js';

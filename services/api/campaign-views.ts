@@ -12,8 +12,8 @@ import type { CampaignDocument, WakeRequest as RecordedWake } from '../../persis
 import type { CampaignHost } from '../campaign/campaign-host.js';
 import type { SaveResult } from '../campaign/campaign-save.js';
 import { shownMessageChanged } from './campaign-health.js';
-import { corruptSummary, eventViews, projectCampaign, type CampaignFacts, type CampaignSnapshot } from '../campaign/projection.js';
-import type { SupervisorMetrics } from './metrics.js';
+import { corruptSummary, eventViews, projectCampaign, type CampaignFacts, type CampaignSnapshot } from './campaign-projection.js';
+import type { SupervisorMetrics } from '../metrics/metrics.js';
 import type { CampaignSummary, PublicEventView, ReadModel } from './read-model.js';
 
 /**

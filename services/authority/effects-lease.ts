@@ -17,13 +17,13 @@ import type {
   RenewLeaseInput,
   RenewLeaseOutput,
 } from '../../machines/campaign.types.js';
-import { REMOTE_NOT_CONFIGURED, type EffectDeps } from '../campaign/effect-deps.js';
+import { REMOTE_NOT_CONFIGURED, type AuthorityPorts } from './authority-ports.js';
 
 /** The remote's lease as a readback stamped with the instant its answer arrived. */
 export const toReadback = (lease: LeaseView | null, readAt: Date): LeaseReadback | null =>
   lease ? { holder: lease.holder, epoch: lease.epoch, expiresAt: lease.expiresAt, readAt: readAt.toISOString() } : null;
 
-export function createLeaseEffects(deps: EffectDeps) {
+export function createLeaseEffects(deps: AuthorityPorts) {
   const { controllerId, remote } = deps;
 
   const claimLease = fromPromise<ClaimLeaseOutput, ClaimLeaseInput>(async ({ input }) => {

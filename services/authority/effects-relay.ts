@@ -16,8 +16,8 @@ import type {
 } from '../../machines/campaign.types.js';
 import { bindingFitsMutation } from '../../machines/campaign.guards.js';
 import { digestPayload } from '../../persistence/payload-digest.js';
-import { JournalRefusedError, REMOTE_NOT_CONFIGURED, type EffectDeps } from '../campaign/effect-deps.js';
-import { crashPoint, isArmed } from '../runtime/fault-points.js';
+import { JournalRefusedError, REMOTE_NOT_CONFIGURED, type AuthorityPorts } from './authority-ports.js';
+import { crashPoint, isArmed } from '../faults/fault-points.js';
 import { relayOutcome, send, type SendResult } from './mutation-wire.js';
 
 /** How long an armed `after_send` waits so the request leaves the process before it dies. */
@@ -29,7 +29,7 @@ const AFTER_SEND_GRACE_MS = 20;
  */
 const REFUSALS_ANSWERED = new Set(['decision_consumed']);
 
-export function createIntentEffects(deps: EffectDeps) {
+export function createIntentEffects(deps: AuthorityPorts) {
   const { controllerId, remote } = deps;
 
   /**

@@ -15,14 +15,14 @@ import type { CampaignDocument } from '../../persistence/campaign-document.js';
 import type { CampaignStore, WriteResult } from '../../persistence/campaign-store.js';
 import { recordIntent } from '../../persistence/intent-journal.js';
 import { failure, type StoreFailure } from '../../persistence/store-errors.js';
-import { crashPoint } from '../runtime/fault-points.js';
+import { crashPoint } from '../faults/fault-points.js';
 import { applySave, isDurable, type SaveResult } from './campaign-save.js';
 import { operatorAction } from './campaign-history.js';
 import { JournalRefusedError } from './effect-deps.js';
 import { describeStates } from '../../machines/campaign.projection.js';
 import { settleInterrupted, withEnvironment } from '../../machines/campaign.restore.js';
 import { HostWaiters, readInFlight, renewalInFlight, tickBusy, type Collector, type KeepInSave, type SendOutcome } from './host-waiters.js';
-import { factsOf, type CampaignFacts, type CampaignSnapshot } from './projection.js';
+import { factsOf, type CampaignFacts, type CampaignSnapshot } from './facts.js';
 
 export interface CampaignHostDeps {
   logic: CampaignMachine;

@@ -7,7 +7,7 @@
 import type { CampaignEmitted } from '../../machines/campaign.types.js';
 import type { CampaignDocument } from '../../persistence/campaign-document.js';
 import type { WriteResult } from '../../persistence/campaign-store.js';
-import type { CampaignSnapshot } from './projection.js';
+import type { CampaignSnapshot } from './facts.js';
 
 /** What an operator event caused, once the actor is quiescent again and its save is done. */
 export interface SendOutcome {

@@ -6,8 +6,8 @@
 import type { Logger } from '../../adapters/logger.js';
 import { heldContext, type ContextIndex } from '../authority/context-index.js';
 import type { CampaignViews } from '../api/campaign-views.js';
-import type { RequestGate } from '../authority/request-gate.js';
-import type { CampaignSystemHooks } from './campaign-system.js';
+import type { RequestGate } from '../api/request-gate.js';
+import type { CampaignSystemHooks } from '../campaign/campaign-system.js';
 
 export function systemHooks(p: { views: CampaignViews; gate: RequestGate; logger: Logger; contexts: ContextIndex }): CampaignSystemHooks {
   const { views, gate, logger, contexts } = p;

@@ -18,7 +18,7 @@ import { campaignMachine } from '../../machines/campaign.machine.js';
 import { CAMPAIGN_MACHINE_VERSION } from '../../machines/campaign.version.js';
 import { initialMachine } from '../../services/api/campaigns-route.js';
 import { CampaignHost } from '../../services/campaign/campaign-host.js';
-import { createCampaignSystem } from '../../services/runtime/campaign-system.js';
+import { createCampaignSystem } from '../../services/campaign/campaign-system.js';
 import { DEDUPE_KEY_MAX, dedupeKey } from '../../services/reducer/dedupe-key.js';
 import { materialFingerprint } from '../../services/reducer/fingerprint.js';
 

@@ -15,7 +15,7 @@ import { newCampaignDocument } from '../../persistence/campaign-document.js';
 import { openCampaignStore } from '../../persistence/campaign-store.js';
 import { stateRootOwnership, WHOLE_STATE_ROOT, type HostingRight } from '../../persistence/owner-lock.js';
 import { initialMachine } from '../../services/api/campaigns-route.js';
-import { createCampaignSystem, type CampaignSystem } from '../../services/runtime/campaign-system.js';
+import { createCampaignSystem, type CampaignSystem } from '../../services/campaign/campaign-system.js';
 import { removeScratch } from '../fixtures/scratch.js';
 
 let cleanup: (() => Promise<void>)[] = [];

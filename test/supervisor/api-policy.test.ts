@@ -17,7 +17,7 @@ import { REFUSAL_CODES } from '../../machines/campaign.rules.js';
 import type { CampaignContext, HostEnvironment, OperatorEvent } from '../../machines/campaign.types.js';
 import { CAMPAIGN_MACHINE_VERSION, isQuiescent } from '../../machines/campaign.version.js';
 import { newCampaignDocument } from '../../persistence/campaign-document.js';
-import { API_ERROR_STATUS } from '../../services/api/api-errors.js';
+import { API_ERROR_STATUS } from '../../services/contract/api-errors.js';
 import { settleInterrupted, withEnvironment } from '../../machines/campaign.restore.js';
 import { startSimulator, type RunningSimulator } from '../../simulator/index.js';
 import { CONTEXT, FULL, NOW, TASK, US } from '../machines/graph-events.js';

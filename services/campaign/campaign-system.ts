@@ -11,11 +11,11 @@ import type { CampaignEmitted, HostEnvironment, OperatorEvent } from '../../mach
 import type { CampaignDocument, PublicEvent } from '../../persistence/campaign-document.js';
 import type { CampaignStore, LoadResult, WriteResult } from '../../persistence/campaign-store.js';
 import type { StoreFailure } from '../../persistence/store-errors.js';
-import { CampaignHost, MachineRestoreError, type KeepInSave, type SendOutcome } from '../campaign/campaign-host.js';
-import type { SaveResult } from '../campaign/campaign-save.js';
-import { createCampaignEffects, type EffectDeps } from '../campaign/effects.js';
-import { crashPoint } from './fault-points.js';
-import type { CampaignSnapshot } from '../campaign/projection.js';
+import { CampaignHost, MachineRestoreError, type KeepInSave, type SendOutcome } from './campaign-host.js';
+import type { SaveResult } from './campaign-save.js';
+import { createCampaignEffects, type EffectDeps } from './effects.js';
+import { crashPoint } from '../faults/fault-points.js';
+import type { CampaignSnapshot } from './facts.js';
 
 /** What a plugin host holds for one campaign. */
 export interface CampaignHandle {

@@ -25,8 +25,8 @@ import {
   type StoredAnswer,
 } from '../../persistence/idempotency.js';
 import type { CampaignDocument } from '../../persistence/campaign-document.js';
-import { apiError, type ApiError } from '../api/api-errors.js';
-import type { ApiResult } from '../api/supervisor-api.js';
+import { apiError, type ApiError } from '../contract/api-errors.js';
+import type { ApiResult } from './supervisor-api.js';
 
 export interface RequestGateDeps {
   /** The campaign's kept answers ([] when it does not exist yet); throws ApiFailure when unreadable. */
