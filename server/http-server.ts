@@ -143,7 +143,7 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
 }
 
 /**
- * The `Idempotency-Key` header (Stripe's contract, see services/authority/request-gate.ts): one value of
+ * The `Idempotency-Key` header (Stripe's contract, see services/api/request-gate.ts): one value of
  * 1-255 printable ASCII characters; anything else is refused before the request runs. Node joins
  * repeated header lines with `, `, so a comma (or a second line) means two keys: refused, never
  * merged into one that a later single `a, b` would replay.

@@ -10,7 +10,7 @@ import { MATRIX } from '../../bench/chaos-plan.js';
 import { canary } from '../fixtures/canary.js';
 import { recordSyncOutput } from '../fixtures/child-output.js';
 
-const CHAOS = fileURLToPath(new URL('../../dist/bench/chaos.js.js', import.meta.url));
+const CHAOS = fileURLToPath(new URL('../../dist/bench/chaos.js', import.meta.url));
 const RUNS = MATRIX.length;
 
 const LINE =
