@@ -13,17 +13,14 @@
  *   supervisor.system?.get('c1')?.subscribe((snapshot) => console.log(snapshot.value));
  * @module
  */
-import { secretInRequest } from '../api/request-secrets.js';
 import { silentLogger, type Logger } from '../../adapters/logger.js';
 import type { CampaignStore } from '../../persistence/campaign-store.js';
 import { stateRootOwnership, WHOLE_STATE_ROOT, type HostingRight, type Ownership } from '../../persistence/owner-lock.js';
 import { failure } from '../../persistence/store-errors.js';
 import type { A2AClient } from '../../adapters/a2a/index.js';
 import { fencedRemote } from '../authority/fenced-remote.js';
-import { ApiFailure, apiError, type ApiError } from '../contract/api-errors.js';
-import { campaignActionSchema, campaignsBodySchema, describeIssues, type CampaignActionBody } from '../api/api-schemas.js';
 import { CampaignActions } from '../api/campaign-actions.js';
-import { campaignsRoute } from '../api/campaigns-route.js';
+import type { CampaignsRouteDeps } from '../api/campaigns-route.js';
 import { capabilitiesOf } from '../api/campaign-facts.js';
 import { heldContext, MemoryContextIndex } from '../authority/context-index.js';
 import { CampaignViews } from '../api/campaign-views.js';
@@ -33,7 +30,7 @@ import { createReadModel, type ReadModel } from '../api/read-model.js';
 import { throwStoreFailure } from '../api/store-answers.js';
 import { activeStateIds } from '../chart/active-states.js';
 import type { ApiResult, HealthView, RequestOptions, StatusView } from '../api/supervisor-api.js';
-import type { KeepAnswer, RequestGate } from '../api/request-gate.js';
+import type { RequestGate } from '../api/request-gate.js';
 import type { CampaignHost } from '../campaign/campaign-host.js';
 import { supervisorDecisions, type DecisionRuntime } from '../decisions/supervisor-decisions.js';
 import { createCampaignSystem, type CampaignSystem } from '../campaign/campaign-system.js';
@@ -46,6 +43,7 @@ import { Hosting } from './hosting.js';
 import { createHeartbeat, type Heartbeat, type SweepReport } from './heartbeat.js';
 import { RemoteLink } from './remote-link.js';
 import { StartupFailure } from './startup-failure.js';
+import { SupervisorRequests } from './supervisor-requests.js';
 import type { Supervisor, SupervisorOptions } from './supervisor-types.js';
 
 export type { WakeHandler } from '../api/campaign-views.js';
@@ -60,7 +58,6 @@ export function buildSupervisor(opts: SupervisorOptions): Supervisor {
   return new SupervisorRuntime(opts);
 }
 
-const fail = (error: ApiError): ApiResult<never> => ({ ok: false, error });
 
 class SupervisorRuntime implements Supervisor {
   readonly readModel: ReadModel = createReadModel();
@@ -74,6 +71,7 @@ class SupervisorRuntime implements Supervisor {
   private readonly ownership: Ownership;
   private readonly gate: RequestGate;
   private readonly actions: CampaignActions;
+  private readonly requests: SupervisorRequests;
   private readonly views: CampaignViews;
   private readonly decisions: DecisionRuntime;
   private readonly writesByCampaign = new Map<string, number>();
@@ -132,6 +130,14 @@ class SupervisorRuntime implements Supervisor {
       leaseTtlSeconds: this.config.leaseTtlSeconds,
       now: this.now,
     });
+    this.requests = new SupervisorRequests({
+      secrets: () => [this.config.apiKey, this.config.a2aToken],
+      hosting: this.hosting,
+      gate: this.gate,
+      actions: this.actions,
+      system: () => this.system,
+      routeDeps: () => this.routeDeps(),
+    });
     this.views = new CampaignViews({
       readModel: this.readModel,
       metrics: this.metrics,
@@ -149,16 +155,6 @@ class SupervisorRuntime implements Supervisor {
 
   private unusable(campaignId: string, failure: Parameters<typeof throwStoreFailure>[2]): never {
     return throwStoreFailure(this.logger, campaignId, failure);
-  }
-
-  /** Turns a failure thrown from deep inside an operation back into its answer. */
-  private async answering(work: () => Promise<ApiResult<unknown>>): Promise<ApiResult<unknown>> {
-    try {
-      return await work();
-    } catch (error) {
-      if (error instanceof ApiFailure) return fail(error.error);
-      throw error;
-    }
   }
 
   health(): HealthView {
@@ -181,34 +177,14 @@ class SupervisorRuntime implements Supervisor {
     return host ? activeStateIds(host.getSnapshot().value) : null;
   }
 
-  async campaigns(body: unknown, options: RequestOptions = {}): Promise<ApiResult<unknown>> {
-    const parsed = campaignsBodySchema.safeParse(body);
-    if (!parsed.success) return fail(apiError('invalid_request', describeIssues(parsed.error)));
-    const req = parsed.data;
-    const leaked = secretInRequest(req, [this.config.apiKey, this.config.a2aToken]);
-    if (leaked) return fail(leaked);
-    const notOwner = await this.hosting.refusal(req.action === 'list' ? undefined : req.campaign_id);
-    if (notOwner) return fail(notOwner);
-    const deps = this.routeDeps();
-    if (!deps) return fail(apiError('invalid_request', 'The supervisor is not started.'));
-    if (req.action === 'create' && options.idempotencyKey !== undefined) {
-      const key = options.idempotencyKey;
-      return this.answering(() => this.gate.idempotent(req.campaign_id, key, { route: 'campaigns', body: req }, (keep) => this.answering(() => campaignsRoute(deps, req, keep))));
-    }
-    return this.answering(() => campaignsRoute(deps, req));
-  }
-
-  /**
-   * Views built before the remote was discovered asked the chart with no capabilities, so their
-   * allowed_actions lack claim and the mutations: the first description refreshes every view.
-   */
+  /** Discovery answered (or had answered): every actor holds what it found before the action goes on. */
   private async discovered<T>(discovery: Promise<T>): Promise<T> {
     const result = await discovery;
     this.time.tellEnvironment();
     return result;
   }
 
-  private routeDeps() {
+  private routeDeps(): CampaignsRouteDeps | null {
     const system = this.system;
     if (!system) return null;
     return {
@@ -224,28 +200,12 @@ class SupervisorRuntime implements Supervisor {
     };
   }
 
-  async campaignAction(body: unknown, options: RequestOptions = {}): Promise<ApiResult<unknown>> {
-    const parsed = campaignActionSchema.safeParse(body);
-    if (!parsed.success) return fail(apiError('invalid_request', describeIssues(parsed.error)));
-    const req = parsed.data;
-    const leaked = secretInRequest(req, [this.config.apiKey, this.config.a2aToken]);
-    if (leaked) return fail(leaked);
-    const notOwner = await this.hosting.refusal(req.campaign_id);
-    if (notOwner) return fail(notOwner);
-    const corrupt = this.system?.corrupt(req.campaign_id);
-    if (corrupt) return fail(apiError('campaign_corrupt', `The campaign document failed closed (${corrupt.code}); it is reported, never replaced.`));
-    const host = this.system?.host(req.campaign_id);
-    if (!host) return fail(apiError('campaign_not_found', `No campaign is named ${req.campaign_id}.`));
-    const key = options.idempotencyKey;
-    if (key === undefined || req.action === 'observe') return this.answering(() => this.admit(host, req));
-    return this.answering(() =>
-      this.gate.idempotent(req.campaign_id, key, { route: 'campaign_action', body: req }, (keepAnswer) => this.answering(() => this.admit(host, req, keepAnswer))),
-    );
+  campaigns(body: unknown, options: RequestOptions = {}): Promise<ApiResult<unknown>> {
+    return this.requests.campaigns(body, options);
   }
 
-  /** One mutation per campaign at a time is the chart's own rule (`noMutationInFlight`): no slot here. */
-  private admit(host: CampaignHost, req: CampaignActionBody, keepAnswer?: KeepAnswer): Promise<ApiResult<unknown>> {
-    return this.actions.act(host, req, keepAnswer ? { keepAnswer } : {});
+  campaignAction(body: unknown, options: RequestOptions = {}): Promise<ApiResult<unknown>> {
+    return this.requests.campaignAction(body, options);
   }
 
   observe(campaignId: string): Promise<ApiResult<unknown>> {
