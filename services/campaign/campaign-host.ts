@@ -19,8 +19,9 @@ import { crashPoint } from '../faults/fault-points.js';
 import { applySave, isDurable, type SaveResult } from './campaign-save.js';
 import { operatorAction } from './campaign-history.js';
 import { JournalRefusedError } from './effect-deps.js';
-import { describeStates } from '../../machines/campaign.projection.js';
 import { settleInterrupted, withEnvironment } from '../../machines/campaign.restore.js';
+import { durableStateKey, isMutation, onlyEnvironmentChanged } from './host-snapshots.js';
+import { WriteQueue } from './write-queue.js';
 import { HostWaiters, readInFlight, renewalInFlight, tickBusy, type Collector, type KeepInSave, type SendOutcome } from './host-waiters.js';
 import { factsOf, type CampaignFacts, type CampaignSnapshot } from './facts.js';
 
@@ -76,9 +77,7 @@ export class CampaignHost {
   private actedSinceSave: string[] = [];
   private readSinceSave = false;
   private readonly waiters = new HostWaiters();
-  private writes: Promise<void> = Promise.resolve();
-  /** Writes queued and not finished: a tick that started nothing waits only when there are some. */
-  private queuedWrites = 0;
+  private readonly queue = new WriteQueue();
   private savedContext: unknown;
   private savedStateKey = '';
   /** Why an intent that turns ambiguous without a relay answer is in doubt. */
@@ -152,7 +151,7 @@ export class CampaignHost {
 
   stop(): Promise<unknown> {
     this.stopActor();
-    return this.writes;
+    return this.queue.whenWritten();
   }
 
   getSnapshot(): CampaignSnapshot {
@@ -189,8 +188,8 @@ export class CampaignHost {
       this.waiters.waitForTick({ read, renewal, settled });
       return true;
     }
-    if (this.queuedWrites === 0) return false;
-    void this.writes.then(settled);
+    if (this.queue.pending === 0) return false;
+    void this.queue.whenWritten().then(settled);
     return true;
   }
 
@@ -242,7 +241,7 @@ export class CampaignHost {
     // Queued by this actor: if a failed save rewinds it meanwhile, the actor that would relay
     // this intent is gone, and an intent journaled for nobody would block every later mutation.
     const actor = this.actor;
-    return this.enqueue(async () => {
+    return this.queue.enqueue(async () => {
       if (actor !== this.actor) throw new Error('journal_superseded');
       let refused: string | null = null;
       const written = await this.deps.store.transact(this.id, (doc) => {
@@ -262,7 +261,7 @@ export class CampaignHost {
 
   /** A direct document change (an Idempotency-Key answer kept on its own) through the write queue. */
   write(change: (doc: CampaignDocument) => CampaignDocument | null): Promise<WriteResult> {
-    return this.enqueue(async () => {
+    return this.queue.enqueue(async () => {
       const written = await this.deps.store.transact(this.id, change);
       if (!written.ok) {
         this.deps.onWriteFailed(this, written);
@@ -305,7 +304,7 @@ export class CampaignHost {
 
   /** Published dedupe keys, read from the document (the material path only), after pending writes. */
   publishedKeys(): Promise<ReadonlySet<string>> {
-    return this.enqueue(async () => {
+    return this.queue.enqueue(async () => {
       const loaded = await this.deps.store.load(this.id);
       if (!loaded.ok) throw new Error(loaded.code);
       return new Set(loaded.doc.outbox.publishedKeys);
@@ -319,23 +318,13 @@ export class CampaignHost {
    * a read is not a write, and a tick must not wait for it.
    */
   async loadDocument(): ReturnType<CampaignStore['load']> {
-    await this.writes;
+    await this.queue.whenWritten();
     return this.deps.store.load(this.id);
   }
 
   /** Resolves when every write queued so far has finished. */
   whenWritten(): Promise<unknown> {
-    return this.writes;
-  }
-
-  /** One write queue per campaign: journal, saves and direct changes never interleave. */
-  enqueue<T>(work: () => Promise<T>): Promise<T> {
-    this.queuedWrites++;
-    const counted = () => work().finally(() => this.queuedWrites--);
-    const run = this.writes.then(counted, counted);
-    // The tail keeps no result: a resolved WriteResult would pin the whole document in memory.
-    this.writes = run.then(noop, noop);
-    return run;
+    return this.queue.whenWritten();
   }
 
   private onEmitted(event: CampaignEmitted): void {
@@ -361,12 +350,12 @@ export class CampaignHost {
     }
     if (changed) this.deps.onViewChanged(this);
     if (finishing.length) {
-      const after = save ?? this.writes.then(() => null);
+      const after = save ?? this.queue.whenWritten().then(() => null);
       void after.then((result) => {
         for (const c of finishing) c.resolve({ emitted: c.emitted, snapshot, save: result });
       });
     }
-    this.waiters.releaseTicks(snapshot, this.writes);
+    this.waiters.releaseTicks(snapshot, this.queue.whenWritten());
     for (const listener of this.listeners) listener(snapshot);
   }
 
@@ -387,7 +376,7 @@ export class CampaignHost {
     const inDoubt = this.inDoubt;
     const carriesOutcome = emitted.some((e) => e.type === 'INTENT_SETTLED');
     const actor = this.actor;
-    return this.enqueue(async () => {
+    return this.queue.enqueue(async () => {
       // An earlier save failed and rewound the actor: this snapshot is of an actor that no longer
       // exists, so writing (or confirming) it would put the disk ahead of the live actor.
       if (actor !== this.actor) return failure('io_failed', 'not written: an earlier write of this campaign failed and its actor was rewound');
@@ -436,25 +425,4 @@ export class CampaignHost {
     this.deps.onViewChanged(this);
   }
 
-}
-
-const noop = (): void => undefined;
-const MUTATIONS: readonly string[] = ['submit', 'intervene', 'cancel', 'release', 'answer'];
-const isMutation = (action: string): action is MutationKind => MUTATIONS.includes(action);
-
-
-/** Every field but `environment` is the same object: nothing durable changed. */
-function onlyEnvironmentChanged(saved: CampaignContext, next: CampaignContext): boolean {
-  if (saved.environment === next.environment) return false;
-  for (const key of Object.keys(next) as (keyof CampaignContext)[]) if (key !== 'environment' && saved[key] !== next[key]) return false;
-  return true;
-}
-
-/**
- * The state outside the heartbeat region (reading ↔ idle is never durable), as a short key:
- * computed on every snapshot, so it reads the region names instead of serializing the value.
- */
-function durableStateKey(snapshot: CampaignSnapshot): string {
-  const states = describeStates(snapshot);
-  return `${snapshot.status}:${states.authority}.${states.step ?? ''}:${states.attention}`;
 }
