@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { BENCH_DEFAULTS, parseBenchArgs } from '../../bench/args.js';
 import { recordChildOutput } from '../fixtures/child-output.js';
 
-const SCRIPT = fileURLToPath(new URL('../../dist/bench/heartbeat-sweep.js.js', import.meta.url));
+const SCRIPT = fileURLToPath(new URL('../../dist/bench/heartbeat-sweep.js', import.meta.url));
 
 function runBuilt(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   if (!existsSync(SCRIPT)) throw new Error(`${SCRIPT} is missing: run npm run build first`);

@@ -5,7 +5,7 @@
  * - routes: every `.get/.post/.put/.patch/.delete/.all('…')` and `.route({method, url})` in
  *   server/*.ts (template constants such as `${API_PREFIX}` resolved from the same files),
  *   and, as a cross-check, the routes the real Fastify app registers (`printRoutes`);
- * - API error codes: the keys of `API_ERROR_STATUS` (services/api/api-errors.ts, with their HTTP
+ * - API error codes: the keys of `API_ERROR_STATUS` (services/contract/api-errors.ts, with their HTTP
  *   status); every string literal passed first to `apiError(` or `fail(` in services/,
  *   server/, bin/ and persistence/; every literal assigned to `code` in server/*.ts (the
  *   server's own 401/404/413/500 answers); the API code `refusalResult` gives for every machine

@@ -4,17 +4,20 @@
  * by the project's own dependency-cruiser rules, under the rule names CI prints, while the
  * downward imports beside them pass. `npm run lint:deps` applies the same rules to the real tree.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cruise } from 'dependency-cruiser';
+import { removeScratch, scratchDir } from '../fixtures/scratch.js';
 
 const require = createRequire(import.meta.url);
 const config = require('../../.dependency-cruiser.cjs') as { forbidden: unknown[] };
-const root = mkdtempSync(path.join(tmpdir(), 'service-layers-'));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+let root = '';
+beforeAll(async () => {
+  root = await scratchDir('service-layers-');
+});
+afterAll(() => removeScratch(root));
 
 /** Writes `services/<from>.ts` importing `services/<to>.ts`. */
 function plant(from: string, to: string): void {

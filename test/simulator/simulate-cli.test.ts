@@ -15,7 +15,7 @@ import { recordChildOutput } from '../fixtures/child-output.js';
 import { captureLogs } from '../fixtures/log-capture.js';
 import { getJson } from './rpc.js';
 
-const CLI = fileURLToPath(new URL('../../dist/bin/argus-supervisor.js.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../dist/bin/argus-supervisor.js', import.meta.url));
 let running: RunningSimulator | undefined;
 afterEach(async () => {
   await running?.close();

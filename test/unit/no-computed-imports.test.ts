@@ -53,14 +53,14 @@ describe('the module fence', () => {
   it('finds computed loads and accepts literal ones (the scanner itself can fail)', () => {
     const planted = [
       "export const load = () => import(['..', 'a2a', 'client.js'].join('/'));",
-      'const where = "../a2a/client.js.js"; await import(where);',
+      'const where = "../a2a/client.js"; await import(where);',
       'await import(`../${"a2a"}/client.js`);',
       'const m = require(name);',
       'const m = module.require(name);',
       "import { createRequire } from 'node:module';",
     ];
     for (const source of planted) expect(computedLoads(source), source).toHaveLength(1);
-    expect(computedLoads("await import('./literal.js.js'); await import(`./also-literal.js`); require('node:fs');")).toEqual([]);
+    expect(computedLoads("await import('./literal.js'); await import(`./also-literal.js`); require('node:fs');")).toEqual([]);
   });
 
   it.each(FENCED_FOLDERS)('no module under %s/ loads another by a computed name', (folder) => {
