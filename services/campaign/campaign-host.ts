@@ -79,7 +79,8 @@ export class CampaignHost {
   private doubtCode = 'restart_in_doubt';
   /** The intent told INTENT_IN_DOUBT whose open journal entry the next save records as ambiguous. */
   private inDoubt: string | null = null;
-  private readonly listeners = new Set<(snapshot: CampaignSnapshot) => void>();
+  /** Made on the first subscriber: most campaigns never have one (an empty Set is ~150 bytes each). */
+  private listeners: Set<(snapshot: CampaignSnapshot) => void> | null = null;
   private subscription: Subscription | null = null;
   /** What settling the restored snapshot emitted (an interrupted turn): saved at start. */
   private restoredEvents: CampaignEmitted[] = [];
@@ -110,6 +111,7 @@ export class CampaignHost {
       this.restoredEvents = settled.emitted;
       const options = { snapshot: settled.snapshot, input: { campaignId: this.id }, id: this.id, parent: this.deps.fleet };
       actor = createActor(this.deps.logic, options as never);
+      compactActorOptions(actor);
     } catch (error) {
       throw new MachineRestoreError(error instanceof Error ? error.message : String(error));
     }
@@ -152,8 +154,9 @@ export class CampaignHost {
   }
 
   subscribe(listener: (snapshot: CampaignSnapshot) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    const listeners = (this.listeners ??= new Set());
+    listeners.add(listener);
+    return () => listeners.delete(listener);
   }
 
   get running(): boolean {
@@ -332,7 +335,7 @@ export class CampaignHost {
       });
     }
     this.waiters.releaseTicks(snapshot, this.writes);
-    for (const listener of this.listeners) listener(snapshot);
+    if (this.listeners) for (const listener of this.listeners) listener(snapshot);
   }
 
   /** Queues one save of this quiescent snapshot with every durable event emitted since the last. */
@@ -367,7 +370,7 @@ export class CampaignHost {
         return written;
       }
       if (this.inDoubt === inDoubt) this.inDoubt = null;
-      this.durable = machine.snapshot;
+      this.durable = compactPersisted(machine.snapshot);
       this.facts = factsOf(written.doc);
       const result = saved as SaveResult | null;
       if (result) this.deps.onSaved(this, { ...result, doc: written.doc });
@@ -404,6 +407,30 @@ const noop = (): void => undefined;
 const MUTATIONS: readonly string[] = ['submit', 'intervene', 'cancel', 'release', 'answer'];
 const isMutation = (action: string): action is MutationKind => MUTATIONS.includes(action);
 
+
+/**
+ * Per-campaign memory the actors would otherwise keep for nothing (10,000 campaigns live as
+ * long as the process). XState reads `options.snapshot` only while it constructs an actor, yet
+ * keeps the options for the actor's life: the restored snapshot (the settled copy of the
+ * document's) would stay beside the live one, about a kilobyte once the context has moved on.
+ * And each options object (`{...defaults, ...options}`) gets a hidden class of its own in V8,
+ * ~550 bytes apiece: a plain copy shares one with every other campaign's. Only the options of
+ * the actor and of the children restored with it (the status reader) are kept this way.
+ */
+function compactActorOptions(actor: Actor<CampaignMachine>): void {
+  const compact = (ref: { options: unknown }) => {
+    const options: Record<string, unknown> = Object.assign({}, ref.options);
+    options.snapshot = undefined;
+    ref.options = options;
+  };
+  compact(actor as unknown as { options: unknown });
+  for (const child of Object.values(actor.getSnapshot().children as Record<string, unknown>)) {
+    if (child && typeof child === 'object' && 'options' in child) compact(child as { options: unknown });
+  }
+}
+
+/** The persisted snapshot as kept in memory: a plain copy, whose hidden class every host shares (see above). */
+const compactPersisted = (persisted: object): object => Object.assign({}, persisted);
 
 /**
  * The state outside the heartbeat region (reading ↔ idle is never durable), as a short key:
