@@ -34,7 +34,8 @@ export function projectCampaign(facts: CampaignFacts, snapshot: CampaignSnapshot
   const ctx = snapshot.context;
   const controlling = states.authority === 'controlling';
   const q = ctx.pendingQuestion;
-  const summary: CampaignSummary = {
+  // `allowed_actions` is added last, as an accessor (withLazyAllowedActions).
+  const summary: Omit<CampaignSummary, 'allowed_actions'> = {
     campaign_id: facts.campaignId,
     objective: facts.objective,
     state: states.authority,
@@ -66,7 +67,6 @@ export function projectCampaign(facts: CampaignFacts, snapshot: CampaignSnapshot
     consecutive_read_failures: ctx.readFailures.consecutive,
     health: campaignHealth({ authority: states.authority, remote: ctx.remote, readFailures: ctx.readFailures }),
     last_error: lastErrorView(ctx.lastErrorCode, extras.lastFailedRead ?? null),
-    allowed_actions: [] as string[],
   };
   const lazy = withLazyAllowedActions(summary, extras.allowedActions);
   return controlling && extras.readAt ? withLeaseExpiry(lazy, snapshot, extras.readAt) : lazy;
@@ -78,7 +78,8 @@ export function projectCampaign(facts: CampaignFacts, snapshot: CampaignSnapshot
  * actions are asked again at that moment, so none needs the lapsed lease.
  */
 function withLeaseExpiry(summary: CampaignSummary, snapshot: CampaignSnapshot, readAt: NonNullable<ViewExtras['readAt']>): CampaignSummary {
-  const held = { state: summary.state, lease: summary.lease, allowed: Object.getOwnPropertyDescriptor(summary, 'allowed_actions')!.get! };
+  const allowedAsProjected = Object.getOwnPropertyDescriptor(summary, 'allowed_actions')!.get!;
+  const held = { state: summary.state, lease: summary.lease, allowed: () => allowedAsProjected.call(summary) as string[] };
   const lapsed = () => authorityAt(snapshot, readAt.now().toISOString()) !== 'controlling';
   const define = (key: keyof CampaignSummary, get: () => unknown) => Object.defineProperty(summary, key, { enumerable: true, configurable: true, get });
   define('state', () => (lapsed() ? 'control-lost' : held.state));
@@ -145,7 +146,17 @@ export function eventViews(events: CampaignDocument['outbox']['events']): Public
  * start-up every campaign gets a view; asking the chart for 10,000 unread ones would double the
  * restart's cost); `CampaignActions.allowedActions` memoizes what cannot have changed.
  */
-function withLazyAllowedActions(summary: CampaignSummary, compute: () => string[]): CampaignSummary {
-  Object.defineProperty(summary, 'allowed_actions', { enumerable: true, configurable: true, get: compute });
-  return summary;
+function withLazyAllowedActions(summary: Omit<CampaignSummary, 'allowed_actions'>, compute: () => string[]): CampaignSummary {
+  // One getter function shared by every view, reading the view's own (non-enumerable) compute:
+  // a getter closure per view would give each of 10,000 views a hidden class of its own, and
+  // turning a data property into an accessor would put each in dictionary mode (~1 KB a view).
+  Object.defineProperty(summary, COMPUTE_ALLOWED, { value: compute, writable: true, configurable: true });
+  Object.defineProperty(summary, 'allowed_actions', { enumerable: true, configurable: true, get: readAllowedActions });
+  return summary as CampaignSummary;
+}
+
+const COMPUTE_ALLOWED = Symbol('allowedActions');
+
+function readAllowedActions(this: { [COMPUTE_ALLOWED]: () => string[] }): string[] {
+  return this[COMPUTE_ALLOWED]();
 }

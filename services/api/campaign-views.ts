@@ -105,7 +105,8 @@ export class CampaignViews {
     host.remoteMessage = message;
     if (this.loading) return;
     if (!host.corrupt && shownMessageChanged(host.getSnapshot().context.remote?.state ?? null, before, message)) this.refresh(host);
-    this.deps.readModel.trigger.campaignRead({ campaignId: host.id, at });
+    // `send` with the event as is: `trigger` would copy it (a spread per read of every sweep).
+    this.deps.readModel.send({ type: 'campaignRead', campaignId: host.id, at });
   }
 
   emitted(host: CampaignHost, event: CampaignEmitted): void {

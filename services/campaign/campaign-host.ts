@@ -22,6 +22,7 @@ import { JournalRefusedError } from './effect-deps.js';
 import { settleInterrupted, withEnvironment } from '../../machines/campaign.restore.js';
 import { durableStateKey, isMutation, onlyEnvironmentChanged } from './host-snapshots.js';
 import { WriteQueue } from './write-queue.js';
+import { compactActorOptions, compactPersisted } from './actor-memory.js';
 import { HostWaiters, readInFlight, renewalInFlight, tickBusy, type Collector, type KeepInSave, type SendOutcome } from './host-waiters.js';
 import { factsOf, type CampaignFacts, type CampaignSnapshot } from './facts.js';
 
@@ -84,7 +85,8 @@ export class CampaignHost {
   private doubtCode = 'restart_in_doubt';
   /** The intent told INTENT_IN_DOUBT whose open journal entry the next save records as ambiguous. */
   private inDoubt: string | null = null;
-  private readonly listeners = new Set<(snapshot: CampaignSnapshot) => void>();
+  /** Made on the first subscriber: most campaigns never have one (an empty Set is ~150 bytes each). */
+  private listeners: Set<(snapshot: CampaignSnapshot) => void> | null = null;
   private subscription: Subscription | null = null;
   /** What settling the restored snapshot emitted (an interrupted turn): saved at start. */
   private restoredEvents: CampaignEmitted[] = [];
@@ -117,6 +119,7 @@ export class CampaignHost {
       const snapshot = withEnvironment(settled.snapshot, this.deps.environment());
       const options = { snapshot, input: { campaignId: this.id }, id: this.id, parent: this.deps.fleet };
       actor = createActor(this.deps.logic, options as never);
+      compactActorOptions(actor);
     } catch (error) {
       throw new MachineRestoreError(error instanceof Error ? error.message : String(error));
     }
@@ -159,8 +162,9 @@ export class CampaignHost {
   }
 
   subscribe(listener: (snapshot: CampaignSnapshot) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    const listeners = (this.listeners ??= new Set());
+    listeners.add(listener);
+    return () => listeners.delete(listener);
   }
 
   get running(): boolean {
@@ -356,7 +360,7 @@ export class CampaignHost {
       });
     }
     this.waiters.releaseTicks(snapshot, this.queue.whenWritten());
-    for (const listener of this.listeners) listener(snapshot);
+    if (this.listeners) for (const listener of this.listeners) listener(snapshot);
   }
 
   /** Queues one save of this quiescent snapshot with every durable event emitted since the last. */
@@ -394,7 +398,7 @@ export class CampaignHost {
         return written;
       }
       if (this.inDoubt === inDoubt) this.inDoubt = null;
-      this.durable = machine.snapshot;
+      this.durable = compactPersisted(machine.snapshot);
       this.facts = factsOf(written.doc);
       const result = saved as SaveResult | null;
       if (result) this.deps.onSaved(this, { ...result, doc: written.doc });
