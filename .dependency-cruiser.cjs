@@ -5,8 +5,34 @@
  */
 const layer = (name) => `^${name}/`;
 
+/**
+ * The folders of services/ in layers, lowest first: a folder imports only from its own layer or
+ * below, so no two folders import each other in both directions (issue 18 item 10). The lowest
+ * layer holds the API's stable vocabulary, metrics, configuration, fault points, the reducer and
+ * the chart renderer, which import no other services/ folder at all.
+ */
+const SERVICE_LAYERS = [['contract', 'metrics', 'config', 'faults', 'reducer', 'chart'], ['authority'], ['decisions'], ['campaign'], ['api'], ['runtime'], ['library']];
+const folders = (names) => `^services/(${names.join('|')})/`;
+const serviceLayerRules = [
+  ...SERVICE_LAYERS.slice(0, -1).map((names, i) => ({
+    name: `services-${names.join('-')}-imports-no-layer-above`,
+    comment: `services/ layers, lowest first: ${SERVICE_LAYERS.map((l) => l.join('+')).join(' < ')}.`,
+    severity: 'error',
+    from: { path: folders(names) },
+    to: { path: folders(SERVICE_LAYERS.slice(i + 1).flat()) },
+  })),
+  ...SERVICE_LAYERS[0].map((name) => ({
+    name: `services-${name}-is-a-leaf`,
+    comment: 'The lowest layer of services/ imports no other services/ folder.',
+    severity: 'error',
+    from: { path: `^services/${name}/` },
+    to: { path: `^services/(?!${name}/)` },
+  })),
+];
+
 module.exports = {
   forbidden: [
+    ...serviceLayerRules,
     {
       name: 'machines-are-pure',
       comment: 'Statecharts decide; they never do I/O or reach the store, adapters or server.',

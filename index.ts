@@ -27,8 +27,8 @@ export type {
   RequestOptions,
   Unsubscribe,
 } from './services/library/library-types.js';
-export type { ApiErrorCode } from './services/api/api-errors.js';
-export { loadConfig, ConfigError, type ConfigProblem, type ConfigProblemCode, type SupervisorConfig } from './services/runtime/config.js';
+export type { ApiErrorCode } from './services/contract/api-errors.js';
+export { loadConfig, ConfigError, type ConfigProblem, type ConfigProblemCode, type SupervisorConfig } from './services/config/config.js';
 export type { StartupFailure } from './services/runtime/startup-failure.js';
 
 // ---- the published control-extension contract (types only: its constants stay the supervisor's) ----

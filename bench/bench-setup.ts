@@ -9,7 +9,7 @@
 import pLimit from 'p-limit';
 import { request } from 'undici';
 import { createA2AClient, type A2AClient } from '../adapters/a2a/index.js';
-import { loadConfig, type SupervisorConfig } from '../services/runtime/config.js';
+import { loadConfig, type SupervisorConfig } from '../services/config/config.js';
 import { createSupervisor, type Supervisor, type WakeHandler } from '../services/runtime/supervisor.js';
 
 /** Parallel campaign creations during setup (each writes one document). */

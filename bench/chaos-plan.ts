@@ -21,7 +21,7 @@ export interface Pair {
  * outcome to record: `after_intent_write` and `before_outcome_write` do not exist for it.
  * Its two wire points are held at the remote (a slow claim, then a slow lease readback) and the
  * harness kills the supervisor while it waits. The five journaled mutations die at the
- * supervisor's own fault points (services/runtime/fault-points.ts); every flow also gets a random kill.
+ * supervisor's own fault points (services/faults/fault-points.ts); every flow also gets a random kill.
  */
 export const POINTS_OF: Record<Flow, readonly Point[]> = {
   claim: ['after_send', 'after_response', 'random'],

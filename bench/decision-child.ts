@@ -21,9 +21,9 @@
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { createLogger } from '../adapters/logger.js';
-import { createMetrics } from '../services/api/metrics.js';
+import { createMetrics } from '../services/metrics/metrics.js';
 import { createDecisionRuntime } from '../services/decisions/decision-runtime.js';
-import { loadConfig } from '../services/runtime/config.js';
+import { loadConfig } from '../services/config/config.js';
 import { createSupervisor } from '../services/runtime/supervisor.js';
 
 /** dist/bench/decision-child.js → dist/simulator/argus/fake-argus-main.js */

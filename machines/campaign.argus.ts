@@ -7,7 +7,7 @@
  */
 import { judgeProposal, type ArgusProposalKind, type Verdict, type VerdictBacklogItem, type VerdictInput, type VerdictJournalEntry, type VerdictProposalRead } from './argus.verdict.js';
 import type { ForemanDirective } from './foreman.directives.js';
-import type { BindingFacts, Mutation, RemoteCapabilities, RemoteView } from './campaign.nouns.js';
+import type { Mutation, RemoteView } from './campaign.nouns.js';
 import type { ReasonCode, SignificantEventClass } from './vocabulary.js';
 
 /** The decision-worthy event Argus is woken for (at most one `argus_message` per key). */
@@ -130,15 +130,6 @@ export interface ArgusCheckInput {
   projectId: string;
   eventKey: string;
 }
-/** The facts a relay needs, gathered by the services when the check ran (the chart decides). */
-export interface MutationFacts {
-  mutationInFlight: boolean;
-  boundTaskState: string | null;
-  capabilities: RemoteCapabilities | null;
-  binding: BindingFacts;
-  /** A fresh request id for the mutation, should the chart relay one. */
-  requestId: string;
-}
 export type ArgusCheckOutput =
   | {
       ok: true;
@@ -149,7 +140,8 @@ export type ArgusCheckOutput =
       proposal: VerdictProposalRead;
       /** The found proposal's decision id is in the intent journal already. */
       consumed: boolean;
-      facts: MutationFacts;
+      /** A fresh request id for the mutation, should the chart relay one (the chart owns every other fact). */
+      requestId: string;
     }
   | { ok: false; at: string; code: string };
 

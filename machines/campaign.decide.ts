@@ -147,14 +147,10 @@ export function approvedMutateEvent(c: CampaignContext, output: ArgusCheckOutput
   return {
     type: 'MUTATE',
     mutation,
-    requestId: output.facts.requestId,
+    requestId: output.requestId,
     epoch: c.lease?.epoch ?? -1,
     approval: { kind: 'review', decisionId: v.decisionId, verdict: 'approved', eventKey: c.argus.mission.dedupeKey },
     now: output.at,
-    mutationInFlight: output.facts.mutationInFlight,
-    boundTaskState: output.facts.boundTaskState,
-    capabilities: output.facts.capabilities,
-    binding: output.facts.binding,
   };
 }
 

@@ -17,8 +17,6 @@ export type CampaignEmitted =
   | { type: 'WAKE_REQUESTED'; campaignId: string; wake: WakeRequest }
   /** Public drafts the reducer produced for a read (the outbox numbers and dedupes them). */
   | { type: 'PUBLIC_DRAFTS'; campaignId: string; drafts: PublicEventDraft[] }
-  /** The binding learned something: a claim found the context, a submit created the task. */
-  | { type: 'BINDING_LEARNED'; campaignId: string; taskId?: string; contextId?: string }
   /** A claim finished: granted (with the epoch) or refused with the stable code why. */
   | { type: 'CLAIM_SETTLED'; campaignId: string; granted: boolean; epoch: number | null; code: string | null }
   /** A MUTATE was refused after it was accepted (readback, send margin, journal): nothing was sent. */

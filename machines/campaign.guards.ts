@@ -6,7 +6,10 @@
  * @module
  */
 import type {
+  BindingFacts,
   CampaignContext,
+  HostEnvironment,
+  RemoteView,
   ClaimLeaseOutput,
   LeaseReadback,
   MutateEvent,
@@ -17,7 +20,6 @@ import type {
   RemoteCapabilities,
   RenewLeaseOutput,
   ReadStatusOutput,
-  TickEvent,
   JournalIntentOutput,
 } from './campaign.types.js';
 import { LEASE_RENEW_MARGIN_MS, LEASE_SEND_MARGIN_MS, LEASE_TTL_BOUNDS, READBACK_FRESH_MS, TERMINAL_TASK_STATES } from './campaign.types.js';
@@ -93,16 +95,37 @@ export const remoteAllowsMutation = (capabilities: RemoteCapabilities | null, ki
 export const remoteAllowsClaim = (capabilities: RemoteCapabilities | null): boolean =>
   capabilities !== null && capabilities.claim && capabilities.renew && capabilities.epochEnforced;
 
-/** A bound task that is not (known to be) terminal is an attempt still running. */
-export function attemptRunning(boundTaskState: string | null): boolean {
-  return boundTaskState !== null && !(TERMINAL_TASK_STATES as readonly string[]).includes(boundTaskState);
+/**
+ * The bound task's state as last observed: null when no task is bound, 'unobserved' when the
+ * bound task has not been read since it was bound (e.g. right after a submit).
+ */
+export function boundTaskState(context: CampaignContext): string | null {
+  const { taskId } = context.binding;
+  if (taskId === null) return null;
+  return context.remote !== null && context.remote.taskId === taskId ? context.remote.state : 'unobserved';
 }
 
-/** Where the mutation acts must be known: a context for submit/release, a task for intervene/cancel. */
-export function bindingFitsMutation(event: Pick<MutateEvent, 'mutation' | 'binding'>, lease: OurLease | null): boolean {
-  const { kind } = event.mutation;
-  if (kind === 'intervene' || kind === 'cancel' || kind === 'answer') return event.binding.taskId !== null;
-  return (lease?.contextId ?? event.binding.contextId) !== null;
+/** A bound task that is not (known to be) terminal is an attempt still running. */
+export function attemptRunning(context: CampaignContext): boolean {
+  const state = boundTaskState(context);
+  return state !== null && !(TERMINAL_TASK_STATES as readonly string[]).includes(state);
+}
+
+/** Where a mutation is sent: the bound task, in the leased context (else the bound one). */
+export const mutationTarget = (context: Pick<CampaignContext, 'binding' | 'lease'>): BindingFacts => ({
+  taskId: context.binding.taskId,
+  contextId: context.lease?.contextId ?? context.binding.contextId,
+});
+
+/**
+ * Where the mutation acts must be known: a context for submit/release, a task for
+ * intervene/cancel, a task in its context for an answer. The relay asks the same question of
+ * the target it sends to, so the rule and the send cannot disagree.
+ */
+export function bindingFitsMutation(kind: MutateEvent['mutation']['kind'], target: BindingFacts): boolean {
+  const needsTask = kind === 'intervene' || kind === 'cancel' || kind === 'answer';
+  const needsContext = kind !== 'intervene' && kind !== 'cancel';
+  return (!needsTask || target.taskId !== null) && (!needsContext || target.contextId !== null);
 }
 
 // ---- approval --------------------------------------------------------------------------------
@@ -136,7 +159,23 @@ export const backingOff = (context: CampaignContext, nowMs: number): boolean =>
  * A task is bound and the backoff is over (an operator's OBSERVE has its own rule table). The
  * heartbeat ticks every active actor; this is the one place a tick asks about the binding.
  */
-export const readDue = (context: CampaignContext, tick: TickEvent): boolean => tick.binding.taskId !== null && !backingOff(context, instant(tick.now));
+export const readDue = (context: CampaignContext, now: string): boolean => context.binding.taskId !== null && !backingOff(context, instant(now));
+
+/** A read of the bound task names its context: a binding made with the task alone learns it. */
+export const bindingSeenBy = (binding: BindingFacts, view: RemoteView | null): BindingFacts =>
+  binding.contextId === null && view !== null && view.taskId === binding.taskId ? { ...binding, contextId: view.contextId } : binding;
+
+/** A broadcast environment that says something new (an unchanged one is not even an assign). */
+export const environmentChanged = (held: HostEnvironment, next: HostEnvironment): boolean =>
+  held.argusAvailable !== next.argusAvailable || held.cadenceMs !== next.cadenceMs || !sameCapabilities(held.capabilities, next.capabilities);
+
+function sameCapabilities(a: RemoteCapabilities | null, b: RemoteCapabilities | null): boolean {
+  if (a === null || b === null) return a === b;
+  return (Object.keys(a) as (keyof RemoteCapabilities)[]).every((k) => a[k] === b[k]);
+}
+
+/** The shortest lease the heartbeat can keep renewed: two beats. */
+export const minTtlSeconds = (context: CampaignContext): number => Math.ceil((2 * context.environment.cadenceMs) / 1000);
 
 /** Same material fingerprint as the last view, and no failure streak to end: nothing to do. */
 export const statusUnchanged = (context: CampaignContext, output: ReadStatusOutput): boolean =>

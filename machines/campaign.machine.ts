@@ -24,7 +24,7 @@ import { initialArgusMemory } from './campaign.argus.js';
 import { attentionState } from './campaign.attention.js';
 import { controllingState } from './campaign.controlling.js';
 import { AUTHORITY, ATTENTION, CLOSED, campaignSetup, EFFECT_IN_FLIGHT, PAUSED, rulesOf } from './campaign.setup.js';
-import { DEFAULT_CONTROLLER_ID, DEFAULT_MAX_ATTEMPTS, MAX_ATTEMPTS_BOUNDS, type CampaignContext, type CampaignInput } from './campaign.types.js';
+import { DEFAULT_CONTROLLER_ID, DEFAULT_MAX_ATTEMPTS, MAX_ATTEMPTS_BOUNDS, NO_ENVIRONMENT, type CampaignContext, type CampaignInput } from './campaign.types.js';
 
 export { CAMPAIGN_MACHINE_VERSION, isQuiescent } from './campaign.version.js';
 export { checkRestorable, isKnownMachineVersion } from './campaign.restore.js';
@@ -54,6 +54,8 @@ export function initialCampaignContext(input: CampaignInput): CampaignContext {
     readFailures: { consecutive: 0, nextReadAt: null, criticalRaised: false },
     wakes: { lastArgusEventKey: null },
     argus: initialArgusMemory(),
+    binding: input.binding ?? { taskId: null, contextId: null },
+    environment: input.environment ?? NO_ENVIRONMENT,
   };
 }
 
@@ -61,6 +63,8 @@ export const campaignMachine = campaignSetup.createMachine({
   id: 'campaign',
   context: ({ input }) => initialCampaignContext(input),
   initial: 'active',
+  // The process's facts reach every actor, whatever its state; an unchanged broadcast is no assign.
+  on: { ENVIRONMENT: { guard: 'environmentChanged', actions: 'adoptEnvironment' } },
   states: {
     active: {
       type: 'parallel',
@@ -85,7 +89,7 @@ export const campaignMachine = campaignSetup.createMachine({
                 src: 'claimLease',
                 input: ({ context, event }) => {
                   if (event.type !== 'OPERATOR_CLAIM') throw new Error('claimLease is entered only by OPERATOR_CLAIM');
-                  return { campaignId: context.campaignId, controllerId: context.controllerId, ttlSeconds: event.ttlSeconds, binding: event.binding };
+                  return { campaignId: context.campaignId, controllerId: context.controllerId, ttlSeconds: event.ttlSeconds, binding: context.binding };
                 },
                 onDone: [
                   {
@@ -94,7 +98,6 @@ export const campaignMachine = campaignSetup.createMachine({
                     actions: [
                       { type: 'adoptClaim', params: ({ event }) => ({ output: event.output }) },
                       { type: 'emitClaimSettled', params: { granted: true, code: null } },
-                      { type: 'emitContextLearned', params: ({ event }) => ({ contextId: event.output.contextId }) },
                     ],
                   },
                   {
@@ -133,11 +136,11 @@ export const campaignMachine = campaignSetup.createMachine({
                   invoke: {
                     id: 'readBackIntent',
                     src: 'readBackIntent',
-                    input: ({ context, event }) => ({
+                    input: ({ context }) => ({
                       campaignId: context.campaignId,
                       requestId: context.pendingIntent?.requestId ?? '',
                       kind: context.pendingIntent?.kind ?? 'submit',
-                      readbackSupported: event.type === 'RESOLVE_INTENT' && event.capabilities?.requestReadback === true,
+                      readbackSupported: context.environment.capabilities?.requestReadback === true,
                     }),
                     onDone: [
                       {
@@ -177,18 +180,19 @@ export const campaignMachine = campaignSetup.createMachine({
             },
             reading: {
               entry: sendTo('statusReader', ({ context, event }) => {
-                if ((event.type !== 'TICK' && event.type !== 'OBSERVE') || event.binding.taskId === null) throw new Error('a status read is asked only by a TICK or an OBSERVE with a bound task');
+                const { taskId, contextId } = context.binding;
+                if ((event.type !== 'TICK' && event.type !== 'OBSERVE') || taskId === null) throw new Error('a status read is asked only by a TICK or an OBSERVE with a bound task');
                 return {
                   type: 'READ' as const,
                   input: {
                     campaignId: context.campaignId,
                     controllerId: context.controllerId,
-                    taskId: event.binding.taskId,
-                    contextId: event.binding.contextId,
+                    taskId,
+                    contextId,
                     previous: context.remote,
                     readFailures: context.readFailures,
                     createdAt: context.createdAt,
-                    cadenceMs: event.cadenceMs,
+                    cadenceMs: context.environment.cadenceMs,
                     now: event.now,
                   },
                 };

@@ -11,6 +11,7 @@
 import type { CampaignContext, MutationKind, OurLease, PendingIntent, PendingQuestion, ReadFailures, RemoteView } from './campaign.types.js';
 import { migrateCampaign4to5, withStatusReader } from './campaign.restore.js';
 import { CAMPAIGN_MACHINE_VERSION } from './campaign.version.js';
+import { NO_ENVIRONMENT } from './campaign.types.js';
 import { initialArgusMemory } from './campaign.argus.js';
 
 /** The version every snapshot in a schema-v1 document was written by. */
@@ -24,6 +25,8 @@ export interface CampaignV1Facts {
   lease: { contextId: string; ttlSeconds: number } | null;
   /** The v1 binding's context (`remote.contextId`), as the v1 document held it. */
   bindingContextId: string | null;
+  /** The v1 binding's task (`remote.taskId`). */
+  bindingTaskId: string | null;
   remoteView: RemoteView | null;
   pendingQuestion: { askedAt: string } | null;
   readFailures: { consecutiveFailures: number; nextReadAt: string | null; criticalRaised: boolean };
@@ -58,7 +61,7 @@ const refuse = (reason: string): never => {
   throw new Refused(reason);
 };
 
-/** `campaign@2` persisted snapshot + the v1 document's facts → a current (`campaign@5`) persisted snapshot. */
+/** `campaign@2` persisted snapshot + the v1 document's facts → a current (`campaign@6`) persisted snapshot. */
 export function migrateCampaign2to3(snapshot2: unknown, facts: CampaignV1Facts): SnapshotMigration {
   try {
     const snap = record(snapshot2, 'snapshot');
@@ -128,6 +131,9 @@ function migrateContext(old: Record<string, unknown>, facts: CampaignV1Facts): C
     readFailures: migrateReadFailures(facts.readFailures),
     wakes: { lastArgusEventKey: nullable(wakes.lastArgusEventKey, text, 'wakes.lastArgusEventKey') },
     argus: initialArgusMemory(),
+    // The lease's context wins over the view's: it is the context we were granted control of.
+    binding: { taskId: facts.bindingTaskId, contextId: facts.lease?.contextId ?? facts.bindingContextId ?? facts.remoteView?.contextId ?? null },
+    environment: NO_ENVIRONMENT,
   };
 }
 

@@ -57,7 +57,11 @@ export interface ReadFailures {
   criticalRaised: boolean;
 }
 
-/** Where the campaign acts: the document's remote binding, as of this event. */
+/**
+ * Where the campaign acts: the remote task and context. Part of the actor's context: set when the
+ * campaign is created, then changed only by the chart (a claim learns the context, an applied
+ * submit binds its new task, a read of the bound task names its context).
+ */
 export interface BindingFacts {
   taskId: string | null;
   contextId: string | null;
@@ -75,4 +79,16 @@ export interface RemoteCapabilities {
   epochEnforced: boolean;
   /** The remote can read a request id back (`request.get`): the only way to settle doubt. */
   requestReadback: boolean;
+}
+
+/**
+ * What this process knows of the world around the campaign: what discovery found the remote may
+ * do, whether Argus can run here, and the heartbeat's cadence. Every actor holds it in its context
+ * (the `ENVIRONMENT` event broadcasts a change), so its guards judge facts it owns; it is a fact
+ * of the process, not of the campaign, so a restore replaces it and a change alone writes nothing.
+ */
+export interface HostEnvironment {
+  capabilities: RemoteCapabilities | null;
+  argusAvailable: boolean;
+  cadenceMs: number;
 }

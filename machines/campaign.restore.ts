@@ -14,16 +14,22 @@
  * - Every restore asks the Argus binding again (`bindingVerified: false`).
  *
  * Versions: `campaign@3` invoked one promise actor per read; `campaign@4` had the reader but an
- * inert `awaiting-review` placeholder and no `argus` memory; both restore as `campaign@5`.
+ * inert `awaiting-review` placeholder and no `argus` memory; `campaign@5` kept the binding in the
+ * document and took the process's facts on every event. All restore as `campaign@6`.
+ *
+ * Every restore puts the process's environment of now in the context (`withEnvironment`): a
+ * snapshot's capabilities are of the process that wrote it, and until this process's discovery
+ * answers, nothing may be claimed or sent on the strength of them.
  * @module
  */
 import { holdReceipt, settle } from './campaign.decide.js';
 import { initialArgusMemory } from './campaign.argus.js';
-import type { CampaignContext, CampaignEmitted } from './campaign.types.js';
+import { NO_ENVIRONMENT, type BindingFacts, type CampaignContext, type CampaignEmitted, type HostEnvironment } from './campaign.types.js';
 import { CAMPAIGN_MACHINE_VERSION, type PersistedCampaignMachine } from './campaign.version.js';
 
 export const CAMPAIGN_MACHINE_VERSION_3 = 'campaign@3';
 export const CAMPAIGN_MACHINE_VERSION_4 = 'campaign@4';
+export const CAMPAIGN_MACHINE_VERSION_5 = 'campaign@5';
 
 /** A callback actor persists no state of its own: restoring this entry starts the reader again. */
 const READER_CHILD = { snapshot: { status: 'active' }, src: 'statusReader', syncSnapshot: false } as const;
@@ -33,14 +39,40 @@ const ATTENTION_ID = 'campaign.active.attention.';
 
 export type RestoreCheck = { ok: true; snapshot: unknown } | { ok: false; code: 'machine_version_unknown'; version: string };
 
-const KNOWN = [CAMPAIGN_MACHINE_VERSION, CAMPAIGN_MACHINE_VERSION_4, CAMPAIGN_MACHINE_VERSION_3];
+const KNOWN = [CAMPAIGN_MACHINE_VERSION, CAMPAIGN_MACHINE_VERSION_5, CAMPAIGN_MACHINE_VERSION_4, CAMPAIGN_MACHINE_VERSION_3];
 export const isKnownMachineVersion = (version: string): boolean => KNOWN.includes(version);
 
-/** Refuses a snapshot written by any other machine version (the caller fails closed). */
-export function checkRestorable(persisted: PersistedCampaignMachine): RestoreCheck {
+/**
+ * Refuses a snapshot written by any other machine version (the caller fails closed).
+ * @param documentBinding The binding the document kept beside a `campaign@5` (or older) snapshot.
+ */
+export function checkRestorable(persisted: PersistedCampaignMachine, documentBinding: BindingFacts): RestoreCheck {
   if (!isKnownMachineVersion(persisted.version)) return { ok: false, code: 'machine_version_unknown', version: persisted.version };
-  const current = persisted.version === CAMPAIGN_MACHINE_VERSION ? persisted.snapshot : migrateCampaign4to5(persisted.snapshot);
-  return { ok: true, snapshot: current };
+  if (persisted.version === CAMPAIGN_MACHINE_VERSION) return { ok: true, snapshot: persisted.snapshot };
+  const v5 = persisted.version === CAMPAIGN_MACHINE_VERSION_5 ? persisted.snapshot : migrateCampaign4to5(persisted.snapshot);
+  return { ok: true, snapshot: migrateCampaign5to6(v5, documentBinding) };
+}
+
+/**
+ * A `campaign@5` persisted snapshot → a `campaign@6` one: the binding moves into the context (the
+ * document's, with the context the last read of its task or the lease named when it had none, as
+ * `campaign@5`'s services derived it on every event), and the environment starts empty.
+ */
+export function migrateCampaign5to6(snapshot: unknown, documentBinding: BindingFacts): unknown {
+  if (!isRecord(snapshot) || !isRecord(snapshot.context)) return snapshot;
+  const context = snapshot.context;
+  const remote = isRecord(context.remote) ? context.remote : null;
+  const lease = isRecord(context.lease) ? context.lease : null;
+  const seen = remote && remote.taskId === documentBinding.taskId && typeof remote.contextId === 'string' ? remote.contextId : null;
+  const leased = lease && typeof lease.contextId === 'string' && lease.contextId !== '' ? lease.contextId : null;
+  const binding: BindingFacts = { taskId: documentBinding.taskId, contextId: documentBinding.contextId ?? seen ?? leased };
+  return { ...snapshot, context: { ...context, binding, environment: NO_ENVIRONMENT } };
+}
+
+/** The restored context holds this process's environment, never the writer's (see the module comment). */
+export function withEnvironment(snapshot: unknown, environment: HostEnvironment): unknown {
+  if (!isRecord(snapshot) || !isRecord(snapshot.context)) return snapshot;
+  return { ...snapshot, context: { ...snapshot.context, environment } };
 }
 
 /**

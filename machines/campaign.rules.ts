@@ -11,6 +11,8 @@ import {
   attemptRunning,
   bindingFitsMutation,
   leaseUnexpiredAt,
+  minTtlSeconds,
+  mutationTarget,
   operatorApproved,
   remoteAllowsClaim,
   remoteAllowsMutation,
@@ -28,6 +30,8 @@ export interface StateProbe extends CampaignStates {
   effectInFlight: boolean;
   /** Who asked the pending question (an answer goes back to them), if one is pending. */
   questionSource: 'remote' | 'argus' | null;
+  /** A fenced mutation of this campaign is between its acceptance and its outcome (a mutation step of controlling). */
+  mutationInFlight: boolean;
 }
 
 /** A condition on where the campaign is (the chart handles the event only in some states). */
@@ -49,12 +53,12 @@ const isGuard = <E>(rule: Rule<E>): rule is GuardRule<E> => 'guard' in rule;
 const open: WhereRule = { where: 'notClosed', code: 'campaign_closed', holds: (s: StateProbe) => !s.closed };
 const running: WhereRule = { where: 'notPaused', code: 'campaign_paused', holds: (s: StateProbe) => !s.paused };
 const quiet: WhereRule = { where: 'noEffectInFlight', code: 'effect_in_flight', holds: (s: StateProbe) => !s.effectInFlight };
-const noIntent = <E>(): GuardRule<E> => ({ guard: 'noOpenIntent', code: 'intent_unresolved', holds: (c) => c.pendingIntent === null });
+const noIntent = <E>(): GuardRule<E> => ({ guard: 'noOpenIntent', code: 'intent_unresolved', holds: (c: CampaignContext) => c.pendingIntent === null });
 
 export const OBSERVE_RULES: readonly Rule<EventOf<'OBSERVE'>>[] = [
   open,
   running,
-  { guard: 'taskBound', code: 'no_task_bound', holds: (_c, e) => e.binding.taskId !== null },
+  { guard: 'taskBound', code: 'no_task_bound', holds: (c: CampaignContext) => c.binding.taskId !== null },
   // One read at a time; the operator's waits for nothing and is refused instead.
   { where: 'notReading', code: 'effect_in_flight', holds: (s: StateProbe) => s.heartbeat !== 'reading' },
 ];
@@ -67,26 +71,26 @@ export const CLAIM_RULES: readonly Rule<EventOf<'OPERATOR_CLAIM'>>[] = [
   { where: 'notInDoubt', code: 'intent_unresolved', holds: (s: StateProbe) => s.authority !== 'ambiguous-intent' },
   { guard: 'ttlWithinBounds', code: 'ttl_out_of_bounds', holds: (_c, e) => ttlWithinBounds(e.ttlSeconds) },
   // The heartbeat renews once per beat: a lease shorter than two beats would lapse between them.
-  { guard: 'ttlRenewableByHeartbeat', code: 'ttl_below_heartbeat', holds: (_c, e) => e.ttlSeconds >= e.minTtlSeconds },
-  { guard: 'remoteDiscovered', code: 'remote_unavailable', holds: (_c, e) => e.capabilities !== null },
-  { guard: 'remoteAllowsClaim', code: 'unsupported_capability', holds: (_c, e) => remoteAllowsClaim(e.capabilities) },
-  // One controller per remote context among this supervisor's campaigns.
-  { guard: 'contextNotControlledElsewhere', code: 'lease_held', holds: (_c, e) => e.contextControlledBy === null },
+  { guard: 'ttlRenewableByHeartbeat', code: 'ttl_below_heartbeat', holds: (c, e) => e.ttlSeconds >= minTtlSeconds(c) },
+  { guard: 'remoteDiscovered', code: 'remote_unavailable', holds: (c: CampaignContext) => c.environment.capabilities !== null },
+  { guard: 'remoteAllowsClaim', code: 'unsupported_capability', holds: (c: CampaignContext) => remoteAllowsClaim(c.environment.capabilities) },
+  // One controller per remote context among the campaigns is not a fact of this campaign: the
+  // claim asks the index of contexts when it knows the context, and answers `lease_held`.
   noIntent(),
 ];
 
 export const MUTATION_RULES: readonly Rule<EventOf<'MUTATE'>>[] = [
-  // First: a concurrent request is refused before anything else is looked at (no I/O at all).
-  { guard: 'noMutationInFlight', code: 'mutation_in_progress', holds: (_c, e) => !e.mutationInFlight },
+  // First: a concurrent mutation is refused before anything else is looked at (no I/O at all).
+  { where: 'noMutationInFlight', code: 'mutation_in_progress', holds: (s: StateProbe) => !s.mutationInFlight },
   open,
   running,
   // What the remote can do comes before what this campaign holds: no lease makes an unfenced remote safe.
-  { guard: 'remoteDiscovered', code: 'remote_unavailable', holds: (_c, e) => e.capabilities !== null },
-  { guard: 'remoteAllowsMutation', code: 'unsupported_capability', holds: (_c, e) => remoteAllowsMutation(e.capabilities, e.mutation.kind) },
+  { guard: 'remoteDiscovered', code: 'remote_unavailable', holds: (c: CampaignContext) => c.environment.capabilities !== null },
+  { guard: 'remoteAllowsMutation', code: 'unsupported_capability', holds: (c, e) => remoteAllowsMutation(c.environment.capabilities, e.mutation.kind) },
   { where: 'notInDoubt', code: 'intent_unresolved', holds: (s: StateProbe) => s.authority !== 'ambiguous-intent' },
   { where: 'controlling', code: 'lease_required', holds: (s: StateProbe) => s.authority === 'controlling' },
   quiet,
-  { guard: 'bindingFitsMutation', code: 'no_remote_task', holds: (c, e) => bindingFitsMutation(e, c.lease) },
+  { guard: 'bindingFitsMutation', code: 'no_remote_task', holds: (c, e) => bindingFitsMutation(e.mutation.kind, mutationTarget(c)) },
   { guard: 'leaseUnexpired', code: 'lease_not_held', holds: (c, e) => leaseUnexpiredAt(c.lease, e.now) },
   { guard: 'requestedEpochMatchesLease', code: 'lease_stale_epoch', holds: (c, e) => e.epoch === (c.lease?.epoch ?? null) },
   {
@@ -96,7 +100,7 @@ export const MUTATION_RULES: readonly Rule<EventOf<'MUTATE'>>[] = [
   },
   { guard: 'approvalFresh', code: 'review_stale', holds: (c, e) => operatorApproved(e) || reviewFreshForEvent(c, e) },
   // One remote attempt at a time: the operator cancels (and observes the end) before submitting.
-  { guard: 'noAttemptRunning', code: 'attempt_running', holds: (_c, e) => e.mutation.kind !== 'submit' || !attemptRunning(e.boundTaskState) },
+  { guard: 'noAttemptRunning', code: 'attempt_running', holds: (c, e) => e.mutation.kind !== 'submit' || !attemptRunning(c) },
   { guard: 'attemptBoundNotExceeded', code: 'attempt_limit_reached', holds: (c, e) => e.mutation.kind !== 'submit' || c.attemptsSubmitted < c.maxAttempts },
   noIntent(),
 ];
@@ -112,7 +116,7 @@ export const RESOLVE_RULES: readonly Rule<EventOf<'RESOLVE_INTENT'>>[] = [
 const toArgus = (c: CampaignContext): boolean => c.pendingQuestion?.source !== 'remote';
 
 export const ANSWER_RULES: readonly Rule<EventOf<'OPERATOR_ANSWER'>>[] = [
-  { guard: 'noMutationInFlightForAnswer', code: 'mutation_in_progress', holds: (c, e) => toArgus(c) || !e.mutationInFlight },
+  { where: 'noMutationInFlightForAnswer', code: 'mutation_in_progress', holds: (s: StateProbe) => s.questionSource !== 'remote' || !s.mutationInFlight },
   open,
   running,
   { where: 'needsYou', code: 'no_pending_question', holds: (s: StateProbe) => s.attention === 'needs-you' },
@@ -121,15 +125,15 @@ export const ANSWER_RULES: readonly Rule<EventOf<'OPERATOR_ANSWER'>>[] = [
   {
     guard: 'argusReachable',
     code: 'argus_unavailable',
-    holds: (c, e) => c.pendingQuestion?.source !== 'argus' || (e.argusAvailable && c.argus.projectId !== null && !c.argus.bindingLost),
+    holds: (c: CampaignContext) => c.pendingQuestion?.source !== 'argus' || (c.environment.argusAvailable && c.argus.projectId !== null && !c.argus.bindingLost),
   },
   // The remote's own question is a fenced mutation of the remote task: the same rows as intervene.
-  { guard: 'remoteDiscovered', code: 'remote_unavailable', holds: (c, e) => toArgus(c) || e.capabilities !== null },
-  { guard: 'remoteAllowsAnswer', code: 'unsupported_capability', holds: (c, e) => toArgus(c) || remoteAllowsMutation(e.capabilities, 'answer') },
+  { guard: 'remoteDiscovered', code: 'remote_unavailable', holds: (c: CampaignContext) => toArgus(c) || c.environment.capabilities !== null },
+  { guard: 'remoteAllowsAnswer', code: 'unsupported_capability', holds: (c: CampaignContext) => toArgus(c) || remoteAllowsMutation(c.environment.capabilities, 'answer') },
   { where: 'notInDoubtForAnswer', code: 'intent_unresolved', holds: (s: StateProbe) => s.questionSource !== 'remote' || s.authority !== 'ambiguous-intent' },
   { where: 'controllingForAnswer', code: 'lease_required', holds: (s: StateProbe) => s.questionSource !== 'remote' || s.authority === 'controlling' },
   { where: 'quietForAnswer', code: 'effect_in_flight', holds: (s: StateProbe) => s.questionSource !== 'remote' || !s.effectInFlight },
-  { guard: 'answerTaskBound', code: 'no_remote_task', holds: (c, e) => toArgus(c) || e.binding.taskId !== null },
+  { guard: 'answerTaskBound', code: 'no_remote_task', holds: (c: CampaignContext) => toArgus(c) || bindingFitsMutation('answer', mutationTarget(c)) },
   { guard: 'leaseUnexpiredForAnswer', code: 'lease_not_held', holds: (c, e) => toArgus(c) || leaseUnexpiredAt(c.lease, e.now) },
   { guard: 'noOpenIntentForAnswer', code: 'intent_unresolved', holds: (c: CampaignContext) => toArgus(c) || c.pendingIntent === null },
 ];
@@ -137,7 +141,7 @@ export const ANSWER_RULES: readonly Rule<EventOf<'OPERATOR_ANSWER'>>[] = [
 export const MISSION_RULES: readonly Rule<EventOf<'BIND_MISSION'>>[] = [
   open,
   running,
-  { guard: 'argusRuntimeAvailable', code: 'argus_unavailable', holds: (_c, e) => e.argusAvailable },
+  { guard: 'argusRuntimeAvailable', code: 'argus_unavailable', holds: (c: CampaignContext) => c.environment.argusAvailable },
   // Bound between decisions only: a turn or an assessment in flight keeps its binding.
   { where: 'attentionIdle', code: 'decision_in_progress', holds: (s: StateProbe) => s.attention === 'idle' },
 ];
@@ -198,6 +202,9 @@ export function operatorGuards(): Record<string, (args: { context: CampaignConte
 export const guardsOf = (type: OperatorEvent['type']): string[] =>
   (OPERATOR_RULES[type] as readonly Rule<OperatorEvent>[]).filter(isGuard).map((r) => r.guard);
 
+/** The steps of `controlling` between a mutation's acceptance and its outcome. */
+const MUTATION_STEPS = ['verifying', 'journaling', 'relaying'];
+
 export function stateProbe(snapshot: AnyMachineSnapshot): StateProbe {
   const states = describeStates(snapshot);
   return {
@@ -206,6 +213,7 @@ export function stateProbe(snapshot: AnyMachineSnapshot): StateProbe {
     paused: states.authority === 'paused',
     effectInFlight: snapshot.hasTag('effect-in-flight'),
     questionSource: (snapshot.context as CampaignContext).pendingQuestion?.source ?? null,
+    mutationInFlight: states.authority === 'controlling' && MUTATION_STEPS.includes(states.step ?? ''),
   };
 }
 

@@ -69,9 +69,10 @@ export const campaignSetup = setup({
   guards: {
     ...operatorGuards(),
     intentOpen: ({ context }: G) => context.pendingIntent !== null,
-    leaseDueForRenewal: on('TICK', (c, e) => rule.leaseDueForRenewal(c.lease, e.now, e.cadenceMs)),
+    leaseDueForRenewal: on('TICK', (c, e) => rule.leaseDueForRenewal(c.lease, e.now, c.environment.cadenceMs)),
     leaseRenewalDeadlinePassed: on('TICK', (c, e) => rule.leaseRenewalDeadlinePassed(c.lease, e.now)),
-    readDue: on('TICK', (c, e) => rule.readDue(c, e)),
+    readDue: on('TICK', (c, e) => rule.readDue(c, e.now)),
+    environmentChanged: on('ENVIRONMENT', (c, e) => rule.environmentChanged(c.environment, e.environment)),
     readbackShowsLeaseLost: on('LEASE_READBACK', (c, e) => rule.readbackShowsLeaseLost(c, e.readback, e.requestedAt)),
     leaseLapsed: on('LEASE_LAPSED', (c, e) => c.lease !== null && !rule.leaseUnexpiredAt(c.lease, e.now)),
     remoteReportsBlocked: on('REMOTE_OBSERVED', (_c, e) => e.events.some((x) => x.class === 'BLOCKED')),
@@ -103,13 +104,15 @@ export const campaignSetup = setup({
       lastEpoch: context.lease?.epoch ?? context.lastEpoch,
       lastHeldSince: context.lease?.heldSince ?? context.lastHeldSince,
     })),
-    /** A claim starts a new hold. */
-    adoptClaim: assign((_, params: { output: ClaimLeaseOutput }) => {
+    /** A claim starts a new hold; the context it leased is the campaign's context from now on. */
+    adoptClaim: assign(({ context }, params: { output: ClaimLeaseOutput }) => {
       const { readback, contextId, ttlSeconds } = params.output;
       if (!readback || !contextId) return {};
       const lease = { epoch: readback.epoch, expiresAt: readback.expiresAt, heldSince: readback.readAt, confirmedAt: readback.readAt, contextId, ttlSeconds };
-      return { lease, lastErrorCode: null };
+      return { lease, lastErrorCode: null, binding: { ...context.binding, contextId: context.binding.contextId ?? contextId } };
     }),
+    /** The process's facts changed (discovery answered, Argus's runtime came or went). */
+    adoptEnvironment: assign(({ event }) => (event.type === 'ENVIRONMENT' ? { environment: event.environment } : {})),
     /** A renewal extends the hold we have (same epoch, same `heldSince`). */
     adoptRenewal: assign(({ context }, params: { output: RenewLeaseOutput }) => {
       const lease = params.output.lease;
@@ -123,13 +126,8 @@ export const campaignSetup = setup({
       epoch: params.granted ? (context.lease?.epoch ?? null) : null,
       code: params.code,
     })),
-    emitContextLearned: emit(({ context }, params: { contextId: string | null }) => ({
-      type: 'BINDING_LEARNED' as const,
-      campaignId: context.campaignId,
-      ...(params.contextId ? { contextId: params.contextId } : {}),
-    })),
     /** The accepted MUTATE becomes the pending intent: the later steps read it, not the event. */
-    openIntent: assign(({ event }) =>
+    openIntent: assign(({ context, event }) =>
       event.type === 'MUTATE'
         ? {
             pendingIntent: {
@@ -137,7 +135,7 @@ export const campaignSetup = setup({
               kind: event.mutation.kind,
               epoch: event.epoch,
               mutation: event.mutation,
-              binding: event.binding,
+              binding: rule.mutationTarget(context),
               readback: null,
               decisionId: event.approval.kind === 'review' ? event.approval.decisionId : null,
             },
@@ -153,7 +151,7 @@ export const campaignSetup = setup({
               kind: 'answer' as const,
               epoch: context.lease.epoch,
               mutation: { kind: 'answer' as const, text: event.answer, questionKey: event.questionKey },
-              binding: event.binding,
+              binding: rule.mutationTarget(context),
               readback: null,
               decisionId: null,
             },
@@ -184,8 +182,10 @@ export const campaignSetup = setup({
         enqueue.emit({ type: 'INTENT_SETTLED', campaignId, requestId: intent.requestId, kind: intent.kind, ...params });
         if (params.status === 'ambiguous') return; // still pending: ambiguous-intent keeps it
         const applied = params.status === 'applied';
-        if (applied && intent.kind === 'submit' && params.taskId) enqueue.emit({ type: 'BINDING_LEARNED', campaignId, taskId: params.taskId });
-        enqueue.assign({ pendingIntent: null, attemptsSubmitted: context.attemptsSubmitted + (applied && intent.kind === 'submit' ? 1 : 0) });
+        // An applied submit created the task the campaign follows from now on, in the leased context.
+        const submitted = applied && intent.kind === 'submit' ? params.taskId : null;
+        const binding = submitted ? { taskId: submitted, contextId: intent.binding?.contextId ?? context.binding.contextId } : context.binding;
+        enqueue.assign({ pendingIntent: null, attemptsSubmitted: context.attemptsSubmitted + (applied && intent.kind === 'submit' ? 1 : 0), binding });
         // The remote's question is answered: the attention region lets it go.
         if (applied && intent.mutation?.kind === 'answer') enqueue.raise({ type: 'REMOTE_ANSWERED', questionKey: intent.mutation.questionKey });
       },
@@ -218,7 +218,7 @@ export const campaignSetup = setup({
       if (!output.ok) return;
       const observation = output.observation;
       const view = observation?.view ?? (context.remote ? { ...context.remote, observedAt: output.requestedAt } : null);
-      enqueue.assign({ remote: view, readFailures: { consecutive: 0, nextReadAt: null, criticalRaised: false } });
+      enqueue.assign({ remote: view, readFailures: { consecutive: 0, nextReadAt: null, criticalRaised: false }, binding: rule.bindingSeenBy(context.binding, view) });
       if (observation) {
         const { events, wakes, remoteBlocked, argusAvailable, foremanEnabled } = observation;
         enqueue.raise({ type: 'REMOTE_OBSERVED', observedAt: output.requestedAt, events, wakes, remoteBlocked, argusAvailable, foremanEnabled });

@@ -2,12 +2,13 @@
  * The campaign actor's words: context, input, the events it accepts, the events it emits and
  * the typed input/output of every effect it invokes. Plain data only, so a snapshot is JSON.
  *
- * The context is the one truth for everything the chart decides on (lease, attempts, question,
- * remote view, read failures); the document keeps only what the chart never reads (outbox,
- * journal, idempotency answers, the remote binding) beside the persisted snapshot.
+ * The context is the one truth for everything the chart decides on (binding, lease, attempts,
+ * question, remote view, read failures, the process's environment); the document keeps only
+ * what the chart never reads (outbox, journal, idempotency answers) beside the persisted
+ * snapshot. Operator events carry only what the operator said, and the clock's `now`.
  * @module
  */
-import type { BindingFacts, LeaseReadback, Mutation, MutationKind, ReadFailures, RemoteCapabilities, RemoteView } from './campaign.nouns.js';
+import type { BindingFacts, HostEnvironment, LeaseReadback, Mutation, MutationKind, ReadFailures, RemoteView } from './campaign.nouns.js';
 import type { ReadCrashedEvent, ReadDoneEvent } from './campaign.effect-io.js';
 import type { ArgusMemory } from './campaign.argus.js';
 import type { SignificantEvent, WakeRequest } from './vocabulary.js';
@@ -18,6 +19,12 @@ export type * from './campaign.emitted.js';
 
 export const DEFAULT_CONTROLLER_ID = 'argus-openoperator';
 export const DEFAULT_MAX_ATTEMPTS = 3;
+/**
+ * Before the host says otherwise: nothing discovered (claims and mutations refused
+ * `remote_unavailable`), Argus unavailable, the default heartbeat. The host replaces it before
+ * the actor takes any event.
+ */
+export const NO_ENVIRONMENT: HostEnvironment = { capabilities: null, argusAvailable: false, cadenceMs: 60_000 };
 export const MAX_ATTEMPTS_BOUNDS = { min: 1, max: 20 } as const;
 export const LEASE_TTL_BOUNDS = { min: 60, max: 3600 } as const;
 /**
@@ -104,6 +111,10 @@ export interface CampaignContext {
   readFailures: ReadFailures;
   /** The Reviewer gate ties a verdict to the event that last woke Argus. */
   wakes: { lastArgusEventKey: string | null };
+  /** Where the campaign acts (see BindingFacts): only the chart changes it. */
+  binding: BindingFacts;
+  /** The process's facts (see HostEnvironment): replaced on restore and by `ENVIRONMENT`. */
+  environment: HostEnvironment;
   /** The decision boundaries: the mission binding, the event being decided, the last decision. */
   argus: ArgusMemory;
 }
@@ -114,21 +125,21 @@ export interface CampaignInput {
   maxAttempts?: number;
   /** ISO; names the first outage when the remote was never read. Default: the epoch. */
   createdAt?: string;
+  /** The task (and context) the campaign was created on. Default: none. */
+  binding?: BindingFacts;
+  /** Default: nothing discovered, Argus unavailable (the host replaces it before anything runs). */
+  environment?: HostEnvironment;
 }
-
-// ---- facts the services put on events --------------------------------------------------------
 
 // ---- events the services send ------------------------------------------------------------
 
 /**
- * The heartbeat asks for one status read. The chart decides whether to read (not paused, not
- * backing off, a task bound) and what the answer means.
+ * The heartbeat's beat, sent to every active actor: the chart alone decides what it means (read,
+ * renew, give a lease up, poll the mission, verify a binding, or nothing).
  */
 export interface TickEvent {
   type: 'TICK';
   now: string;
-  cadenceMs: number;
-  binding: BindingFacts;
 }
 
 /**
@@ -138,8 +149,6 @@ export interface TickEvent {
 export interface ObserveEvent {
   type: 'OBSERVE';
   now: string;
-  cadenceMs: number;
-  binding: BindingFacts;
 }
 
 /** Explicit, authenticated operator claim. Nothing else ever starts a claim. */
@@ -147,12 +156,6 @@ export interface OperatorClaimEvent {
   type: 'OPERATOR_CLAIM';
   ttlSeconds: number;
   now: string;
-  /** The shortest TTL the heartbeat can keep renewed (two beats). */
-  minTtlSeconds: number;
-  capabilities: RemoteCapabilities | null;
-  binding: BindingFacts;
-  /** Another campaign of this supervisor that controls `binding.contextId`, if any. */
-  contextControlledBy: string | null;
 }
 
 /**
@@ -168,18 +171,12 @@ export interface MutateEvent {
   approval: MutationApproval;
   /** Services' clock when the event was built (ISO). */
   now: string;
-  /**
-   * Another mutation of this campaign is being handled right now (the services' in-flight
-   * slot, taken before any I/O). Only one mutation per campaign may be in flight.
-   */
-  mutationInFlight: boolean;
-  /**
-   * The bound remote task's state as last observed: null when no task is bound, 'unobserved'
-   * when the bound task has not been read since it was bound (e.g. right after a submit).
-   */
-  boundTaskState: string | null;
-  capabilities: RemoteCapabilities | null;
-  binding: BindingFacts;
+}
+
+/** A change of the process's environment (discovery answered, Argus became (un)available). */
+export interface EnvironmentEvent {
+  type: 'ENVIRONMENT';
+  environment: HostEnvironment;
 }
 
 /** On restore (or a lost outcome write): the journal holds an intent with no outcome. */
@@ -191,12 +188,11 @@ export interface IntentInDoubtEvent {
 
 export interface ResolveIntentEvent {
   type: 'RESOLVE_INTENT';
-  capabilities: RemoteCapabilities | null;
 }
 
 /**
  * The operator answers the pending question. An Argus question goes to Argus (one turn); the
- * remote's own question is a fenced mutation (`answer`), so the event carries a mutation's facts.
+ * remote's own question is a fenced mutation (`answer`), judged by the same rows as intervene.
  */
 export interface OperatorAnswerEvent {
   type: 'OPERATOR_ANSWER';
@@ -204,19 +200,13 @@ export interface OperatorAnswerEvent {
   questionKey: string;
   answer: string;
   now: string;
-  /** The Argus runtime can run here (configured and installed). */
-  argusAvailable: boolean;
+  /** Names the fenced mutation, should the answer go to the remote. */
   requestId: string;
-  mutationInFlight: boolean;
-  boundTaskState: string | null;
-  capabilities: RemoteCapabilities | null;
-  binding: BindingFacts;
 }
 
 /** The operator's `mission`: bind (or re-attach) the campaign's Argus project. */
 export interface BindMissionEvent {
   type: 'BIND_MISSION';
-  argusAvailable: boolean;
 }
 
 // ---- events the chart raises to itself (never sent from outside) -----------------------------
@@ -268,6 +258,7 @@ export type OperatorEvent =
 export type CampaignEvent =
   | OperatorEvent
   | TickEvent
+  | EnvironmentEvent
   | ReadDoneEvent
   | ReadCrashedEvent
   | IntentInDoubtEvent

@@ -11,7 +11,7 @@ import type { AnyMachineSnapshot } from 'xstate';
  * migration. Guards and event payloads are not persisted: a stricter rule needs no bump, since
  * a restored snapshot simply meets the rules of this build.
  */
-export const CAMPAIGN_MACHINE_VERSION = 'campaign@5';
+export const CAMPAIGN_MACHINE_VERSION = 'campaign@6';
 
 /** The envelope the store keeps (`CampaignDocument.machine`). */
 export interface PersistedCampaignMachine {

@@ -14,19 +14,18 @@
  * @module
  */
 import * as fsp from 'node:fs/promises';
-import path from 'node:path';
 import { campaignIdFromFileName, isValidCampaignId } from './campaign-id.js';
 import { acquireCampaignLock, DEFAULT_LOCK_SETTINGS, isLockFailure, type LockSettings } from './campaign-lock.js';
 import { campaignDocumentSchema, summarizeIssues, type CampaignDocument, type PublicEvent } from './campaign-document.js';
-import { reportCorruptDocument } from './corrupt-report.js';
 import { checkDocumentTransition } from './document-transition.js';
-import { DurableJsonFile, isTempFileName, syncDirectory, type DurableFs } from './durable-json-adapter.js';
+import { DurableJsonFile, syncDirectory, type DurableFs } from './durable-json-adapter.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import type { HostingScope, WriteFence } from './ownership.js';
 import { documentDb, type DocumentDb } from './document-db.js';
 import { isFailClosed, readDocumentSync, readInto, type DocumentRead, type FailClosedCode } from './read-document.js';
 import { PersistenceError, describeError, errnoOf, failure, ioFailure, isPersistenceError, type StoreErrorCode, type StoreFailure } from './store-errors.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, ensurePrivateLayout, storeLayout, type StoreLayout } from './store-layout.js';
+import { clearDeadOwnersLocks, reportFailClosed, sweepOrphanTempFiles } from './store-upkeep.js';
 
 /** Structurally satisfied by a pino logger. */
 export interface StoreLogger {
@@ -92,8 +91,6 @@ export interface CampaignStore {
 }
 
 /** Temp files older than this at open are leftovers of a crashed writer. */
-const ORPHAN_TEMP_AGE_MS = 10 * 60 * 1000;
-
 export async function openCampaignStore(options: CampaignStoreOptions): Promise<CampaignStore> {
   await fsp.mkdir(options.root, { recursive: true, mode: PRIVATE_DIR_MODE });
   const layout = storeLayout(await fsp.realpath(options.root));
@@ -103,13 +100,6 @@ export async function openCampaignStore(options: CampaignStoreOptions): Promise<
   const store = new FileCampaignStore(layout, options);
   await store.sweepOrphanTempFiles();
   return store;
-}
-
-/** Removes every campaign lock folder (only safe under the owner lock: see `soleOwner`). */
-async function clearDeadOwnersLocks(locksDir: string): Promise<void> {
-  for (const name of await fsp.readdir(locksDir)) {
-    if (name.endsWith('.lock')) await fsp.rm(path.join(locksDir, name), { recursive: true, force: true });
-  }
 }
 
 class FileCampaignStore implements CampaignStore {
@@ -215,14 +205,8 @@ class FileCampaignStore implements CampaignStore {
   }
 
   /** Removes temp files a crashed writer left behind (never a document). */
-  async sweepOrphanTempFiles(): Promise<void> {
-    const cutoff = Date.now() - ORPHAN_TEMP_AGE_MS;
-    for (const name of await fsp.readdir(this.layout.campaignsDir)) {
-      if (!isTempFileName(name)) continue;
-      const full = path.join(this.layout.campaignsDir, name);
-      const stat = await fsp.stat(full).catch(() => null);
-      if (stat && stat.mtimeMs < cutoff) await fsp.unlink(full).catch(() => undefined);
-    }
+  sweepOrphanTempFiles(): Promise<void> {
+    return sweepOrphanTempFiles(this.layout.campaignsDir);
   }
 
   private underLock(id: string, work: (db: DocumentDb) => Promise<WriteResult>): Promise<WriteResult> {
@@ -296,26 +280,10 @@ class FileCampaignStore implements CampaignStore {
 
   /** A read that fails closed is reported; an in-memory migration is logged once. */
   private async afterRead(id: string, read: DocumentRead): Promise<void> {
-    if (isFailClosed(read)) await this.report(id, read.code, read.reason);
+    if (isFailClosed(read)) await reportFailClosed({ layout: this.layout, id, code: read.code, reason: read.reason, now: this.now(), logger: this.options.logger });
     if (read.ok && read.migratedFrom && !this.migrationLogged.has(id)) {
       this.migrationLogged.add(id);
       this.options.logger?.info?.({ campaignId: id, fromVersion: read.migratedFrom }, 'campaign document migrated in memory; the next write stores the current schema');
-    }
-  }
-
-  private async report(id: string, code: FailClosedCode, reason: string): Promise<void> {
-    try {
-      const written = await reportCorruptDocument({
-        corruptDir: this.layout.corruptDir,
-        documentPath: this.layout.documentPath(id),
-        campaignId: id,
-        code,
-        reason,
-        now: this.now(),
-      });
-      if (written) this.options.logger?.error({ campaignId: id, code, reason, report: written }, 'campaign document failed closed');
-    } catch (error) {
-      this.options.logger?.error({ campaignId: id, code, reason: describeError(error) }, 'could not write corrupt-document report');
     }
   }
 }

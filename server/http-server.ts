@@ -7,10 +7,10 @@
 import type { IncomingMessage } from 'node:http';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
-import { API_ERROR_STATUS, type ApiError } from '../services/api/api-errors.js';
+import { API_ERROR_STATUS, type ApiError } from '../services/contract/api-errors.js';
 import { buildInfo } from '../services/runtime/build-info.js';
 import type { ApiResult, RequestOptions, SupervisorApi } from '../services/api/supervisor-api.js';
-import { isValidIdempotencyKey } from '../services/authority/request-gate.js';
+import { isValidIdempotencyKey } from '../services/api/request-gate.js';
 import { HOST_NOT_ALLOWED, createHostCheck } from './allowed-hosts.js';
 import { createKeyCheck } from './auth.js';
 import { AuthThrottle, guardKeyCheck, type AuthThrottleOptions } from './auth-throttle.js';
@@ -143,7 +143,7 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
 }
 
 /**
- * The `Idempotency-Key` header (Stripe's contract, see services/authority/request-gate.ts): one value of
+ * The `Idempotency-Key` header (Stripe's contract, see services/api/request-gate.ts): one value of
  * 1-255 printable ASCII characters; anything else is refused before the request runs. Node joins
  * repeated header lines with `, `, so a comma (or a second line) means two keys: refused, never
  * merged into one that a later single `a, b` would replay.

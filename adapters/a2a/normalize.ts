@@ -4,7 +4,7 @@
  * Unknown fields are ignored; a field of the wrong type makes the whole answer malformed.
  * @module
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { z } from 'zod';
 import { CONTROL_EXTENSION_URI } from './control-contract.js';
 import { err, ok, remoteError, type Result } from './errors.js';
@@ -111,7 +111,8 @@ export function normalizeTask(raw: unknown, secrets: readonly string[]): Result<
     state: normalizeState(task.status.state),
     timestamp: remoteText(task.status.timestamp, secrets, REMOTE_TEXT_CAPS.instant),
     artifacts: boundArtifacts(task.artifacts ?? [], secrets),
-    latestAgentMessageDigest: text === null ? null : createHash('sha256').update(text).digest('hex'),
+    // One-shot `hash` (Node >= 20.12): no Hash object per read, same digest.
+    latestAgentMessageDigest: text === null ? null : hash('sha256', text, 'hex'),
     latestAgentMessageExcerpt: text === null ? null : sanitizeRemoteText(text, secrets, EXCERPT_MAX),
     control,
   });

@@ -10,7 +10,7 @@
  */
 import { silentLogger } from '../../adapters/logger.js';
 import { createHttpServer, listen } from '../../server/http-server.js';
-import type { SupervisorConfig } from '../../services/runtime/config.js';
+import type { SupervisorConfig } from '../../services/config/config.js';
 import { withLocalKey } from '../../services/runtime/local-key.js';
 import type { Supervisor } from '../../services/runtime/supervisor.js';
 

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { createLogger } from '../../adapters/logger.js';
 import { createHttpServer, listen } from '../../server/http-server.js';
-import { ConfigError, loadConfig, type SupervisorConfig } from '../../services/runtime/config.js';
+import { ConfigError, loadConfig, type SupervisorConfig } from '../../services/config/config.js';
 import { applyHeapGrowth, HeapGrowthError, heapGrowthForServe } from '../../services/runtime/heap-growth.js';
 import { withLocalKey, type LocalKey } from '../../services/runtime/local-key.js';
 import { createSupervisor, type Supervisor } from '../../services/runtime/supervisor.js';

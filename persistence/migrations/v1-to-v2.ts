@@ -66,6 +66,7 @@ export function v1Facts(v1: CampaignDocumentV1): CampaignV1Facts {
     attemptsSubmitted: v1.attemptsSubmitted,
     lease: v1.lease === null ? null : { contextId: v1.lease.contextId, ttlSeconds: v1.lease.ttlSeconds },
     bindingContextId: v1.remote.contextId,
+    bindingTaskId: v1.remote.taskId,
     remoteView: v1.remoteView,
     pendingQuestion: v1.pendingQuestion === null ? null : { askedAt: v1.pendingQuestion.askedAt },
     readFailures: v1.readFailures,

@@ -7,8 +7,8 @@
  */
 import type { CampaignEmitted, Mutation } from '../../machines/campaign.types.js';
 import { remoteRefusalCode } from '../authority/mutation-wire.js';
-import type { CampaignSnapshot } from '../campaign/projection.js';
-import { apiError, type ApiErrorCode } from './api-errors.js';
+import type { CampaignSnapshot } from '../campaign/facts.js';
+import { apiError, type ApiErrorCode } from '../contract/api-errors.js';
 import type { CampaignActionBody } from './api-schemas.js';
 import type { CampaignSummary } from './read-model.js';
 import { refusalResult } from './refusals.js';

@@ -1,9 +1,10 @@
 /**
- * One operator action, end to end: the API body becomes an operator event carrying the facts
- * the chart decides on; `explainRefusal` names the rule it breaks (409 + the guard's code) or
- * the event is sent to the campaign's live actor; the answer is built from what the actor
- * emitted (CLAIM_SETTLED, MUTATION_REFUSED, INTENT_SETTLED, READ_SETTLED). The API decides no
- * rule itself. `allowedActions` asks the same snapshot about every action's representative event.
+ * One operator action, end to end: the API body becomes an operator event carrying only what
+ * the operator said (every fact the chart judges is in the actor's context); `explainRefusal`
+ * names the rule it breaks (409 + the guard's code) or the event is sent to the campaign's live
+ * actor; the answer is built from what the actor emitted (CLAIM_SETTLED, MUTATION_REFUSED,
+ * INTENT_SETTLED, READ_SETTLED). The API decides no rule itself. `allowedActions` asks the same
+ * snapshot about every action's representative event.
  * @module
  */
 import { randomUUID } from 'node:crypto';
@@ -11,15 +12,14 @@ import type { RemoteDescription } from '../../adapters/a2a/discovery.js';
 import { explainRefusal } from '../../machines/campaign.rules.js';
 import { describeStates } from '../../machines/campaign.projection.js';
 import { leaseUnexpiredAt } from '../../machines/campaign.guards.js';
-import type { BindMissionEvent, MutationFacts, ObserveEvent, OperatorEvent, TickEvent } from '../../machines/campaign.types.js';
+import type { BindMissionEvent, ObserveEvent, OperatorEvent } from '../../machines/campaign.types.js';
 import type { CampaignDocument } from '../../persistence/campaign-document.js';
 import type { StoreFailure } from '../../persistence/store-errors.js';
-import type { KeepAnswer } from '../authority/request-gate.js';
+import type { KeepAnswer } from './request-gate.js';
 import type { CampaignHost, SendOutcome } from '../campaign/campaign-host.js';
-import { factsOf, type CampaignFacts, type CampaignSnapshot } from '../campaign/projection.js';
-import type { ApiError } from './api-errors.js';
+import { factsOf, type CampaignFacts, type CampaignSnapshot } from '../campaign/facts.js';
+import type { ApiError } from '../contract/api-errors.js';
 import type { CampaignActionBody } from './api-schemas.js';
-import { bindingOf, boundTaskStateOf, capabilitiesOf } from './campaign-facts.js';
 import type { CampaignSummary, PublicEventView } from './read-model.js';
 import { refusalResult } from './refusals.js';
 import { fail, find, isMutation, mutationAnswer, mutationOf, ok, plain, readFailed, representative } from './action-answers.js';
@@ -30,22 +30,14 @@ export interface CampaignActionsDeps {
   noRemote(): ApiError | null;
   /** The remote's description, discovering it now if start-up could not. */
   description(): Promise<RemoteDescription | null>;
-  knownDescription(): RemoteDescription | null;
-  /** Every hosted campaign's snapshot (one controller per context). */
-  /** Another campaign of this supervisor that controls `contextId` (one controller per context). */
-  controllerOf(contextId: string | null, exceptId: string): string | null;
-  mutationInFlight(campaignId: string): boolean;
-  /** Argus can run here (configured and installed): a fact for the answer and mission rules. */
-  argusAvailable(): boolean;
+  /** Brings every actor's environment up to date (Argus's availability may have changed). */
+  refreshEnvironment(): void;
   view(facts: CampaignFacts, snapshot: CampaignSnapshot, host: CampaignHost, allowed?: () => string[]): CampaignSummary;
   /** The campaign's public events from seq `from` on (the read model's feed). */
   eventsFrom(campaignId: string, from: number): PublicEventView[];
   /** A store failure as the answer it means (throws ApiFailure: storage_unavailable, campaign_corrupt). */
   unusable(campaignId: string, failure: StoreFailure<string>): never;
   leaseTtlSeconds: number;
-  /** Two heartbeats: the shortest TTL the heartbeat can keep renewed. */
-  minTtlSeconds: number;
-  cadenceMs: number;
   now(): Date;
 }
 
@@ -58,25 +50,23 @@ export class CampaignActions {
   constructor(private readonly deps: CampaignActionsDeps) {}
 
   /** Runs one action on a hosted campaign. `keepAnswer` (Idempotency-Key) joins a mutation's outcome write. */
-  async act(host: CampaignHost, req: CampaignActionBody, opts: { mutationInFlight?: boolean; keepAnswer?: KeepAnswer } = {}): Promise<ApiResult<unknown>> {
+  async act(host: CampaignHost, req: CampaignActionBody, opts: { keepAnswer?: KeepAnswer } = {}): Promise<ApiResult<unknown>> {
     const missing = NEEDS_REMOTE.has(req.action) ? this.deps.noRemote() : null;
     if (missing) return { ok: false, error: missing };
     // An answer to the remote's own question is a mutation: it needs what discovery found.
     const remoteAnswer = req.action === 'answer' && host.getSnapshot().context.pendingQuestion?.source === 'remote' && this.deps.noRemote() === null;
     if (req.action === 'claim' || isMutation(req.action) || remoteAnswer) await this.deps.description();
+    this.deps.refreshEnvironment();
     if (req.action === 'observe') return this.observe(host);
-    const event = this.eventFor(host, req, opts.mutationInFlight ?? false);
+    const event = this.eventFor(host, req);
     const refused = explainRefusal(host.getSnapshot(), event);
     if (refused) return refusalResult(refused, req.action);
     if (event.type === 'BIND_MISSION') return this.bindMission(host, event);
     const keep = opts.keepAnswer;
-    // A fenced mutation that holds the campaign's slot answers as of its own end: its slot is
-    // released as it answers, so its view's allowed_actions do not count it (issue 18 item 7).
-    const holding = (isMutation(req.action) || req.action === 'answer') && opts.mutationInFlight === false;
     // Rendered once, as plain data: with an Idempotency-Key the answer kept in the outcome's own
     // write is the very answer returned, so a replay equals it byte for byte.
     let kept: ApiResult<unknown> | null = null;
-    const keepIn = keep && event.type === 'MUTATE' ? (doc: CampaignDocument, o: Omit<SendOutcome, 'save'>) => keep(doc, (kept = plain(this.answer(host, event, { ...o, save: null }, doc, holding)))) : undefined;
+    const keepIn = keep && event.type === 'MUTATE' ? (doc: CampaignDocument, o: Omit<SendOutcome, 'save'>) => keep(doc, (kept = plain(this.answer(host, event, { ...o, save: null }, doc)))) : undefined;
     const outcome = await host.send(event, keepIn);
     if (outcome.save && !outcome.save.ok) {
       // The relay has happened: a lost outcome write leaves it in doubt, never an error inviting a retry.
@@ -85,8 +75,8 @@ export class CampaignActions {
       }
       this.deps.unusable(host.id, outcome.save);
     }
-    const answer = kept ?? plain(this.answer(host, event, outcome, null, holding));
-    if (req.action !== 'resume' || !answer.ok || this.deps.noRemote() || host.facts.binding.taskId === null) return answer;
+    const answer = kept ?? plain(this.answer(host, event, outcome, null));
+    if (req.action !== 'resume' || !answer.ok || this.deps.noRemote() || host.getSnapshot().context.binding.taskId === null) return answer;
     // Resume only observes and reads back; it never claims. A failed read does not undo it: the
     // resume is answered ok, with the read's failure as `read_error` (its remote code).
     const observed = await this.observe(host);
@@ -97,40 +87,37 @@ export class CampaignActions {
   }
 
   /**
-   * The actions whose representative event the actor can take now. Memoized per snapshot only
-   * while every other fact its rules read is the same (the gate's slot, the discovered remote,
-   * Argus's availability, the document's binding, whether the lease copy has expired): the one time-based guard
-   * (`leaseUnexpired`) is part of the key, so no answer outlives a lease expiry.
+   * The actions whose representative event the actor can take now. Every fact their rules read
+   * is in the snapshot, but for one time-based guard (`leaseUnexpired`) and whether there is a
+   * remote at all: memoized per snapshot and those two, so no answer outlives a lease expiry.
    */
-  allowedActions(host: CampaignHost, snapshot: CampaignSnapshot = host.getSnapshot(), holding = false): string[] {
+  allowedActions(host: CampaignHost, snapshot: CampaignSnapshot = host.getSnapshot()): string[] {
     if (snapshot.status !== 'active') return [];
     const lease = snapshot.context.lease;
-    const description = this.deps.knownDescription();
-    const inFlight = !holding && this.deps.mutationInFlight(host.id);
-    const key = `${inFlight}|${this.deps.noRemote() === null}|${this.deps.argusAvailable()}|${lease !== null && leaseUnexpiredAt(lease, this.deps.now().toISOString())}`;
+    const key = `${this.deps.noRemote() === null}|${lease !== null && leaseUnexpiredAt(lease, this.deps.now().toISOString())}`;
     const memo = this.allowedMemo.get(snapshot);
-    if (memo && memo.key === key && memo.description === description && memo.facts === host.facts) return [...memo.value];
-    const value = this.computeAllowed(host, snapshot, inFlight);
-    this.allowedMemo.set(snapshot, { key, description, facts: host.facts, value });
+    if (memo && memo.key === key) return [...memo.value];
+    const value = this.computeAllowed(snapshot);
+    this.allowedMemo.set(snapshot, { key, value });
     return [...value];
   }
 
-  private readonly allowedMemo = new WeakMap<object, { key: string; description: RemoteDescription | null; facts: CampaignFacts; value: string[] }>();
+  private readonly allowedMemo = new WeakMap<object, { key: string; value: string[] }>();
 
-  private computeAllowed(host: CampaignHost, snapshot: CampaignSnapshot, inFlight: boolean): string[] {
+  private computeAllowed(snapshot: CampaignSnapshot): string[] {
     const allowed: string[] = [];
     // `act` refuses these before the chart is asked (supervisor_disabled, remote_not_configured).
     const noRemote = this.deps.noRemote() !== null;
     for (const action of OPERATOR_ACTIONS) {
       if (noRemote && NEEDS_REMOTE.has(action)) continue;
-      const event = action === 'observe' ? this.observeEvent(host, snapshot) : this.eventFor(host, representative(action, snapshot), inFlight, snapshot);
+      const event = action === 'observe' ? this.observeEvent() : this.eventFor(null, representative(action, snapshot), snapshot);
       if (snapshot.can(event)) allowed.push(action);
     }
     return allowed;
   }
 
   private async observe(host: CampaignHost): Promise<ApiResult<unknown>> {
-    const event = this.observeEvent(host, host.getSnapshot());
+    const event = this.observeEvent();
     const refused = explainRefusal(host.getSnapshot(), event);
     if (refused) return refusalResult(refused);
     const from = this.nextSeqOf(host);
@@ -164,32 +151,14 @@ export class CampaignActions {
     return fail(context.lastErrorCode === 'argus_unavailable' ? 'argus_unavailable' : 'mission_bind_failed', `Argus could not bind the campaign's project (${context.lastErrorCode ?? 'unknown'}).`);
   }
 
-  /** The facts an approved Argus proposal's mutation carries (the chart checks its MUTATE rows on them). */
-  mutationFacts(host: CampaignHost): Omit<MutationFacts, 'requestId'> {
-    const snapshot = host.getSnapshot();
-    return {
-      mutationInFlight: this.deps.mutationInFlight(host.id),
-      boundTaskState: boundTaskStateOf(host.facts, snapshot),
-      capabilities: capabilitiesOf(this.deps.knownDescription()),
-      binding: bindingOf(host.facts, snapshot),
-    };
-  }
-
-  /** The heartbeat's TICK for one campaign. */
-  tick(host: CampaignHost, snapshot: CampaignSnapshot): TickEvent {
-    return { type: 'TICK', now: this.deps.now().toISOString(), cadenceMs: this.deps.cadenceMs, binding: bindingOf(host.facts, snapshot) };
-  }
-
   /** An operator's read: the chart's OBSERVE table decides whether it can start now. */
-  observeEvent(host: CampaignHost, snapshot: CampaignSnapshot): ObserveEvent {
-    return { type: 'OBSERVE', now: this.deps.now().toISOString(), cadenceMs: this.deps.cadenceMs, binding: bindingOf(host.facts, snapshot) };
+  observeEvent(): ObserveEvent {
+    return { type: 'OBSERVE', now: this.deps.now().toISOString() };
   }
 
-  /** The operator event of one action, with the facts the chart's rules read. */
-  eventFor(host: CampaignHost, req: CampaignActionBody, mutationInFlight: boolean, snapshot = host.getSnapshot()): OperatorEvent {
+  /** The operator event of one action: what the operator said, and the clock's now. */
+  eventFor(host: CampaignHost | null, req: CampaignActionBody, snapshot = host?.getSnapshot()): OperatorEvent {
     const now = this.deps.now().toISOString();
-    const capabilities = capabilitiesOf(this.deps.knownDescription());
-    const binding = bindingOf(host.facts, snapshot);
     switch (req.action) {
       case 'pause':
         return { type: 'PAUSE' };
@@ -200,30 +169,17 @@ export class CampaignActions {
       case 'answer':
         return {
           type: 'OPERATOR_ANSWER',
-          questionKey: req.question_key ?? snapshot.context.pendingQuestion?.key ?? '',
+          questionKey: req.question_key ?? snapshot?.context.pendingQuestion?.key ?? '',
           answer: req.text,
           now,
-          argusAvailable: this.deps.argusAvailable(),
           requestId: randomUUID(),
-          mutationInFlight,
-          boundTaskState: boundTaskStateOf(host.facts, snapshot),
-          capabilities,
-          binding,
         };
       case 'mission':
-        return { type: 'BIND_MISSION', argusAvailable: this.deps.argusAvailable() };
+        return { type: 'BIND_MISSION' };
       case 'resolve_intent':
-        return { type: 'RESOLVE_INTENT', capabilities };
+        return { type: 'RESOLVE_INTENT' };
       case 'claim':
-        return {
-          type: 'OPERATOR_CLAIM',
-          ttlSeconds: req.ttl_seconds ?? this.deps.leaseTtlSeconds,
-          now,
-          minTtlSeconds: this.deps.minTtlSeconds,
-          capabilities,
-          binding,
-          contextControlledBy: this.deps.controllerOf(binding.contextId, host.id),
-        };
+        return { type: 'OPERATOR_CLAIM', ttlSeconds: req.ttl_seconds ?? this.deps.leaseTtlSeconds, now };
       default:
         return {
           type: 'MUTATE',
@@ -232,21 +188,16 @@ export class CampaignActions {
           epoch: req.action === 'observe' ? 0 : req.epoch,
           approval: { kind: 'operator', principal: 'api-key' },
           now,
-          mutationInFlight,
-          boundTaskState: boundTaskStateOf(host.facts, snapshot),
-          capabilities,
-          binding,
         };
     }
   }
 
   /**
    * The answer to an action from what its event caused. `doc`: the document being written (kept
-   * answers). `holding`: the request holds the campaign's mutation slot (not counted: see act).
+   * answers).
    */
-  private answer(host: CampaignHost, event: OperatorEvent, outcome: SendOutcome, doc: CampaignDocument | null, holding: boolean): ApiResult<unknown> {
-    const allowed = holding ? () => this.allowedActions(host, host.getSnapshot(), true) : undefined;
-    const campaign = this.deps.view(doc ? factsOf(doc) : host.facts, outcome.snapshot, host, allowed);
+  private answer(host: CampaignHost, event: OperatorEvent, outcome: SendOutcome, doc: CampaignDocument | null): ApiResult<unknown> {
+    const campaign = this.deps.view(doc ? factsOf(doc) : host.facts, outcome.snapshot, host);
     const e = outcome.emitted;
     if (event.type === 'OPERATOR_CLAIM') {
       const settled = find(e, 'CLAIM_SETTLED');
@@ -267,7 +218,7 @@ export class CampaignActions {
       if (settled && settled.settledBy === 'readback') return ok({ campaign, request_id: settled.requestId, action: settled.kind, status: settled.status });
       return fail(
         'intent_unresolved',
-        event.capabilities?.requestReadback
+        outcome.snapshot.context.environment.capabilities?.requestReadback
           ? 'The remote could not read the request back now; the campaign keeps observing. Try again later.'
           : 'The remote cannot read back request ids; reconcile at the remote service. The campaign keeps observing.',
       );

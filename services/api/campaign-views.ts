@@ -12,8 +12,8 @@ import type { CampaignDocument, WakeRequest as RecordedWake } from '../../persis
 import type { CampaignHost } from '../campaign/campaign-host.js';
 import type { SaveResult } from '../campaign/campaign-save.js';
 import { shownMessageChanged } from './campaign-health.js';
-import { corruptSummary, eventViews, projectCampaign, type CampaignFacts, type CampaignSnapshot } from '../campaign/projection.js';
-import type { SupervisorMetrics } from './metrics.js';
+import { corruptSummary, eventViews, projectCampaign, type CampaignFacts, type CampaignSnapshot } from './campaign-projection.js';
+import type { SupervisorMetrics } from '../metrics/metrics.js';
 import type { CampaignSummary, PublicEventView, ReadModel } from './read-model.js';
 
 /**
@@ -44,9 +44,9 @@ export class CampaignViews {
   }
 
   /**
-   * `allowed_actions` at the moment the view is read: the live snapshot and the facts of now (the
-   * in-flight slot, capabilities, the lease's expiry), never those of when the view was
-   * projected (issue 18 item 7: a view refreshed while a mutation held the gate offered nothing).
+   * `allowed_actions` at the moment the view is read: the live snapshot and the clock of now (the
+   * lease's expiry), never those of when the view was projected (issue 18 item 7: a view
+   * refreshed mid-mutation offered nothing).
    */
   private live(host: CampaignHost): string[] {
     return host.corrupt ? [] : this.deps.allowedActions(host, host.getSnapshot());
@@ -105,7 +105,8 @@ export class CampaignViews {
     host.remoteMessage = message;
     if (this.loading) return;
     if (!host.corrupt && shownMessageChanged(host.getSnapshot().context.remote?.state ?? null, before, message)) this.refresh(host);
-    this.deps.readModel.trigger.campaignRead({ campaignId: host.id, at });
+    // `send` with the event as is: `trigger` would copy it (a spread per read of every sweep).
+    this.deps.readModel.send({ type: 'campaignRead', campaignId: host.id, at });
   }
 
   emitted(host: CampaignHost, event: CampaignEmitted): void {

@@ -6,14 +6,14 @@
  */
 import { createActor } from 'xstate';
 import type { A2AClient } from '../../adapters/a2a/index.js';
-import { CAMPAIGN_MACHINE_VERSION, campaignMachine } from '../../machines/campaign.machine.js';
+import { CAMPAIGN_MACHINE_VERSION, campaignMachine, type BindingFacts } from '../../machines/campaign.machine.js';
 import { newCampaignDocument } from '../../persistence/campaign-document.js';
 import type { StoreFailure } from '../../persistence/store-errors.js';
-import { createReadRefusal } from '../authority/task-verification.js';
-import type { KeepAnswer } from '../authority/request-gate.js';
+import { createReadRefusal } from './task-verification.js';
+import type { KeepAnswer } from './request-gate.js';
 import type { CampaignHost } from '../campaign/campaign-host.js';
-import type { CampaignSystem } from '../runtime/campaign-system.js';
-import { apiError, type ApiErrorCode } from './api-errors.js';
+import type { CampaignSystem } from '../campaign/campaign-system.js';
+import { apiError, type ApiErrorCode } from '../contract/api-errors.js';
 import type { CampaignsBody } from './api-schemas.js';
 import type { CampaignViews } from './campaign-views.js';
 import type { CampaignSummary, ReadModel } from './read-model.js';
@@ -38,8 +38,8 @@ export interface CampaignsRouteDeps {
 const ok = <T>(value: T): ApiResult<T> => ({ ok: true, value });
 const fail = (code: ApiErrorCode, message: string): ApiResult<never> => ({ ok: false, error: apiError(code, message) });
 
-/** The first persisted snapshot of a new campaign. */
-export function initialMachine(input: { campaignId: string; controllerId: string; maxAttempts: number; createdAt: string }) {
+/** The first persisted snapshot of a new campaign (bound to `binding`: by default, to nothing yet). */
+export function initialMachine(input: { campaignId: string; controllerId: string; maxAttempts: number; createdAt: string; binding?: BindingFacts }) {
   const actor = createActor(campaignMachine, { input });
   actor.start();
   const persisted = { version: CAMPAIGN_MACHINE_VERSION, snapshot: actor.getPersistedSnapshot() };
@@ -88,13 +88,15 @@ async function create(deps: CampaignsRouteDeps, req: Extract<CampaignsBody, { ac
   }
   const createdAt = deps.now();
   const maxAttempts = req.max_attempts ?? 3;
+  // The chart's binding (its context's): the task it was created on; the first read learns the context.
+  const binding: BindingFacts = { taskId: req.remote_task_id ?? null, contextId: null };
   const doc = newCampaignDocument({
     campaignId: req.campaign_id,
     objective: req.objective,
     createdAt,
-    machine: initialMachine({ campaignId: req.campaign_id, controllerId: deps.controllerId, maxAttempts, createdAt: createdAt.toISOString() }),
+    machine: initialMachine({ campaignId: req.campaign_id, controllerId: deps.controllerId, maxAttempts, createdAt: createdAt.toISOString(), binding }),
     // An attached task was started elsewhere: it is observed, never sent again.
-    remote: req.remote_task_id ? { taskId: req.remote_task_id, contextId: null, attached: true } : { taskId: null, contextId: null, attached: false },
+    remote: { ...binding, attached: req.remote_task_id !== undefined && req.remote_task_id !== null },
   });
   // The history starts with the creation: the first state's "since" is known from the first entry.
   const first = statesOf(doc.machine.snapshot);

@@ -4,7 +4,7 @@
  * question) and one sentence each, shared by every action so the wording never disagrees.
  * @module
  */
-import { apiError, type ApiErrorCode } from './api-errors.js';
+import { apiError, type ApiErrorCode } from '../contract/api-errors.js';
 import type { ApiResult } from './supervisor-api.js';
 
 const fail = (code: ApiErrorCode, message: string): ApiResult<never> => ({ ok: false, error: apiError(code, message) });

@@ -5,7 +5,7 @@
  * @module
  */
 import { containsSecret } from '../../adapters/argus/argus-env.js';
-import { apiError, type ApiError } from './api-errors.js';
+import { apiError, type ApiError } from '../contract/api-errors.js';
 
 const SECRET_IN_REQUEST = "A text field carries this service's own credential (its API key or the remote's token); nothing was stored or sent.";
 

@@ -6,7 +6,7 @@
  */
 import type { Logger } from '../../adapters/logger.js';
 import type { StoreFailure } from '../../persistence/store-errors.js';
-import { ApiFailure, apiError } from './api-errors.js';
+import { ApiFailure, apiError } from '../contract/api-errors.js';
 
 export const FAIL_CLOSED_CODES: ReadonlySet<string> = new Set(['document_corrupt', 'document_version_unknown', 'machine_version_unknown']);
 

@@ -3,9 +3,9 @@
  * supervisor validates every body itself, so the library is as strict as the HTTP API.
  * @module
  */
-import type { ApiError } from './api-errors.js';
+import type { ApiError } from '../contract/api-errors.js';
 import type { CampaignSummary, PublicEventView, ReadModel } from './read-model.js';
-import type { SupervisorMetrics } from './metrics.js';
+import type { SupervisorMetrics } from '../metrics/metrics.js';
 import type { DecisionAvailability } from '../decisions/availability.js';
 
 /** `replayed`: the kept answer to an earlier request with the same Idempotency-Key. */

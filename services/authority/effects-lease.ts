@@ -17,13 +17,13 @@ import type {
   RenewLeaseInput,
   RenewLeaseOutput,
 } from '../../machines/campaign.types.js';
-import { REMOTE_NOT_CONFIGURED, type EffectDeps } from '../campaign/effect-deps.js';
+import { REMOTE_NOT_CONFIGURED, type AuthorityPorts } from './authority-ports.js';
 
 /** The remote's lease as a readback stamped with the instant its answer arrived. */
 export const toReadback = (lease: LeaseView | null, readAt: Date): LeaseReadback | null =>
   lease ? { holder: lease.holder, epoch: lease.epoch, expiresAt: lease.expiresAt, readAt: readAt.toISOString() } : null;
 
-export function createLeaseEffects(deps: EffectDeps) {
+export function createLeaseEffects(deps: AuthorityPorts) {
   const { controllerId, remote } = deps;
 
   const claimLease = fromPromise<ClaimLeaseOutput, ClaimLeaseInput>(async ({ input }) => {
@@ -43,6 +43,8 @@ export function createLeaseEffects(deps: EffectDeps) {
       if (!read.ok) return refused(null, read.error.code);
       contextId = read.value.contextId;
     }
+    // One controller per context among the campaigns: asked before anything is sent.
+    if (contextId && deps.contexts?.hold(contextId, input.campaignId)) return refused(contextId, 'lease_held');
     const claimed = await remote.control.leaseClaim({
       ...(contextId ? { contextId } : {}),
       controllerId,
@@ -51,6 +53,8 @@ export function createLeaseEffects(deps: EffectDeps) {
     });
     if (!claimed.ok) return refused(contextId, claimed.error.code);
     const granted = claimed.value.lease;
+    // The remote chose the context: one another campaign holds is not ours to control.
+    if (granted && granted.contextId !== contextId && deps.contexts?.hold(granted.contextId, input.campaignId)) return refused(granted.contextId, 'lease_held');
     // The claim's own answer is not enough: the lease is read back before it counts.
     const readback = granted ? await remote.control.leaseGet({ contextId: granted.contextId }) : null;
     const at = deps.now();

@@ -14,9 +14,10 @@ import type {
   RelayMutationInput,
   RelayMutationOutput,
 } from '../../machines/campaign.types.js';
+import { bindingFitsMutation } from '../../machines/campaign.guards.js';
 import { digestPayload } from '../../persistence/payload-digest.js';
-import { JournalRefusedError, REMOTE_NOT_CONFIGURED, type EffectDeps } from '../campaign/effect-deps.js';
-import { crashPoint, isArmed } from '../runtime/fault-points.js';
+import { JournalRefusedError, REMOTE_NOT_CONFIGURED, type AuthorityPorts } from './authority-ports.js';
+import { crashPoint, isArmed } from '../faults/fault-points.js';
 import { relayOutcome, send, type SendResult } from './mutation-wire.js';
 
 /** How long an armed `after_send` waits so the request leaves the process before it dies. */
@@ -28,7 +29,7 @@ const AFTER_SEND_GRACE_MS = 20;
  */
 const REFUSALS_ANSWERED = new Set(['decision_consumed']);
 
-export function createIntentEffects(deps: EffectDeps) {
+export function createIntentEffects(deps: AuthorityPorts) {
   const { controllerId, remote } = deps;
 
   /**
@@ -64,13 +65,10 @@ export function createIntentEffects(deps: EffectDeps) {
   const relayMutation = fromPromise<RelayMutationOutput, RelayMutationInput>(async ({ input }) => {
     const { requestId, mutation, binding } = input;
     if (!remote) return { outcome: 'rejected', requestId, code: REMOTE_NOT_CONFIGURED, leaseLost: false };
-    // submit and release act on the context, intervene and cancel on the task, an answer on the
-    // task in its (leased) context: without what it acts on, send nothing.
-    const contextId = binding.contextId;
-    const taskId = binding.taskId;
-    const needsTask = mutation.kind === 'intervene' || mutation.kind === 'cancel' || mutation.kind === 'answer';
-    const needsContext = mutation.kind !== 'intervene' && mutation.kind !== 'cancel';
-    if ((needsTask && !taskId) || (needsContext && !contextId)) return { outcome: 'rejected', requestId, code: 'binding_incomplete', leaseLost: false };
+    // Without what it acts on, send nothing: the chart's own rule (`bindingFitsMutation`), asked
+    // of the target the send uses, so the rule that accepted it and this check cannot disagree.
+    if (!bindingFitsMutation(mutation.kind, binding)) return { outcome: 'rejected', requestId, code: 'binding_incomplete', leaseLost: false };
+    const { contextId, taskId } = binding;
 
     const authority = { controllerId, epoch: input.epoch, requestId };
     let result: SendResult;

@@ -6,7 +6,7 @@
 import type { A2AClient } from '../../adapters/a2a/index.js';
 import type { RemoteError } from '../../adapters/a2a/errors.js';
 import type { Mutation, RelayMutationOutput } from '../../machines/campaign.types.js';
-import type { ApiErrorCode } from '../api/api-errors.js';
+import type { ApiErrorCode } from '../contract/api-errors.js';
 
 /**
  * Maps the adapter's answer onto the machine's three relay outcomes. An applied submit carries

@@ -10,24 +10,28 @@
 import { createActor, type Actor, type AnyActorRef, type Subscription } from 'xstate';
 import type { CampaignMachine } from '../../machines/campaign.machine.js';
 import { CAMPAIGN_MACHINE_VERSION, checkRestorable, isQuiescent } from '../../machines/campaign.machine.js';
-import type { CampaignEmitted, CampaignEvent, MutationKind, ObserveEvent, OperatorEvent, TickEvent } from '../../machines/campaign.types.js';
+import type { CampaignContext, CampaignEmitted, CampaignEvent, HostEnvironment, MutationKind, ObserveEvent, OperatorEvent, TickEvent } from '../../machines/campaign.types.js';
 import type { CampaignDocument } from '../../persistence/campaign-document.js';
 import type { CampaignStore, WriteResult } from '../../persistence/campaign-store.js';
 import { recordIntent } from '../../persistence/intent-journal.js';
 import { failure, type StoreFailure } from '../../persistence/store-errors.js';
-import { crashPoint } from '../runtime/fault-points.js';
+import { crashPoint } from '../faults/fault-points.js';
 import { applySave, isDurable, type SaveResult } from './campaign-save.js';
 import { operatorAction } from './campaign-history.js';
 import { JournalRefusedError } from './effect-deps.js';
-import { describeStates } from '../../machines/campaign.projection.js';
-import { settleInterrupted } from '../../machines/campaign.restore.js';
+import { settleInterrupted, withEnvironment } from '../../machines/campaign.restore.js';
+import { durableStateKey, isMutation, onlyEnvironmentChanged } from './host-snapshots.js';
+import { WriteQueue } from './write-queue.js';
+import { compactActorOptions, compactPersisted } from './actor-memory.js';
 import { HostWaiters, readInFlight, renewalInFlight, tickBusy, type Collector, type KeepInSave, type SendOutcome } from './host-waiters.js';
-import { factsOf, type CampaignFacts, type CampaignSnapshot } from './projection.js';
+import { factsOf, type CampaignFacts, type CampaignSnapshot } from './facts.js';
 
 export interface CampaignHostDeps {
   logic: CampaignMachine;
   store: CampaignStore;
   now(): Date;
+  /** The process's facts of now (discovery, Argus's runtime, the cadence): every restore takes them. */
+  environment(): HostEnvironment;
   /**
    * The root every campaign actor is created under, so all of them share one XState actor
    * system (its scheduler, registry and inspection) instead of one system each: ~1.8 KB of
@@ -74,16 +78,15 @@ export class CampaignHost {
   private actedSinceSave: string[] = [];
   private readSinceSave = false;
   private readonly waiters = new HostWaiters();
-  private writes: Promise<void> = Promise.resolve();
-  /** Writes queued and not finished: a tick that started nothing waits only when there are some. */
-  private queuedWrites = 0;
+  private readonly queue = new WriteQueue();
   private savedContext: unknown;
   private savedStateKey = '';
   /** Why an intent that turns ambiguous without a relay answer is in doubt. */
   private doubtCode = 'restart_in_doubt';
   /** The intent told INTENT_IN_DOUBT whose open journal entry the next save records as ambiguous. */
   private inDoubt: string | null = null;
-  private readonly listeners = new Set<(snapshot: CampaignSnapshot) => void>();
+  /** Made on the first subscriber: most campaigns never have one (an empty Set is ~150 bytes each). */
+  private listeners: Set<(snapshot: CampaignSnapshot) => void> | null = null;
   private subscription: Subscription | null = null;
   /** What settling the restored snapshot emitted (an interrupted turn): saved at start. */
   private restoredEvents: CampaignEmitted[] = [];
@@ -96,7 +99,8 @@ export class CampaignHost {
     this.deps = deps;
     this.facts = factsOf(doc);
     if (!doc.machine) throw new MachineRestoreError('campaign has no machine snapshot');
-    const check = checkRestorable(doc.machine);
+    // A `campaign@5` snapshot's binding lived in the document: the migration takes it from there.
+    const check = checkRestorable(doc.machine, { taskId: doc.remote.taskId, contextId: doc.remote.contextId });
     if (!check.ok) throw new MachineRestoreError(`machine version ${check.version} is not ${CAMPAIGN_MACHINE_VERSION}`);
     this.durable = check.snapshot;
     this.actor = this.spawn();
@@ -112,8 +116,10 @@ export class CampaignHost {
       // A decision boundary in flight is settled, never replayed (an Argus turn: "interrupted").
       const settled = settleInterrupted(this.durable, this.deps.now().toISOString());
       this.restoredEvents = settled.emitted;
-      const options = { snapshot: settled.snapshot, input: { campaignId: this.id }, id: this.id, parent: this.deps.fleet };
+      const snapshot = withEnvironment(settled.snapshot, this.deps.environment());
+      const options = { snapshot, input: { campaignId: this.id }, id: this.id, parent: this.deps.fleet };
       actor = createActor(this.deps.logic, options as never);
+      compactActorOptions(actor);
     } catch (error) {
       throw new MachineRestoreError(error instanceof Error ? error.message : String(error));
     }
@@ -148,7 +154,7 @@ export class CampaignHost {
 
   stop(): Promise<unknown> {
     this.stopActor();
-    return this.writes;
+    return this.queue.whenWritten();
   }
 
   getSnapshot(): CampaignSnapshot {
@@ -156,8 +162,9 @@ export class CampaignHost {
   }
 
   subscribe(listener: (snapshot: CampaignSnapshot) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    const listeners = (this.listeners ??= new Set());
+    listeners.add(listener);
+    return () => listeners.delete(listener);
   }
 
   get running(): boolean {
@@ -185,9 +192,17 @@ export class CampaignHost {
       this.waiters.waitForTick({ read, renewal, settled });
       return true;
     }
-    if (this.queuedWrites === 0) return false;
-    void this.writes.then(settled);
+    if (this.queue.pending === 0) return false;
+    void this.queue.whenWritten().then(settled);
     return true;
+  }
+
+  /**
+   * The process's facts changed (discovery answered, Argus came or went): the chart takes them if
+   * they say something new. A change of environment alone is never saved (see `onSnapshot`).
+   */
+  tellEnvironment(environment: HostEnvironment): void {
+    if (this.running) this.actor.send({ type: 'ENVIRONMENT', environment });
   }
 
   /** Sends one operator event (the API checked `can()` first) and resolves with what it caused. */
@@ -230,7 +245,7 @@ export class CampaignHost {
     // Queued by this actor: if a failed save rewinds it meanwhile, the actor that would relay
     // this intent is gone, and an intent journaled for nobody would block every later mutation.
     const actor = this.actor;
-    return this.enqueue(async () => {
+    return this.queue.enqueue(async () => {
       if (actor !== this.actor) throw new Error('journal_superseded');
       let refused: string | null = null;
       const written = await this.deps.store.transact(this.id, (doc) => {
@@ -250,7 +265,7 @@ export class CampaignHost {
 
   /** A direct document change (an Idempotency-Key answer kept on its own) through the write queue. */
   write(change: (doc: CampaignDocument) => CampaignDocument | null): Promise<WriteResult> {
-    return this.enqueue(async () => {
+    return this.queue.enqueue(async () => {
       const written = await this.deps.store.transact(this.id, change);
       if (!written.ok) {
         this.deps.onWriteFailed(this, written);
@@ -293,7 +308,7 @@ export class CampaignHost {
 
   /** Published dedupe keys, read from the document (the material path only), after pending writes. */
   publishedKeys(): Promise<ReadonlySet<string>> {
-    return this.enqueue(async () => {
+    return this.queue.enqueue(async () => {
       const loaded = await this.deps.store.load(this.id);
       if (!loaded.ok) throw new Error(loaded.code);
       return new Set(loaded.doc.outbox.publishedKeys);
@@ -307,23 +322,13 @@ export class CampaignHost {
    * a read is not a write, and a tick must not wait for it.
    */
   async loadDocument(): ReturnType<CampaignStore['load']> {
-    await this.writes;
+    await this.queue.whenWritten();
     return this.deps.store.load(this.id);
   }
 
   /** Resolves when every write queued so far has finished. */
   whenWritten(): Promise<unknown> {
-    return this.writes;
-  }
-
-  /** One write queue per campaign: journal, saves and direct changes never interleave. */
-  enqueue<T>(work: () => Promise<T>): Promise<T> {
-    this.queuedWrites++;
-    const counted = () => work().finally(() => this.queuedWrites--);
-    const run = this.writes.then(counted, counted);
-    // The tail keeps no result: a resolved WriteResult would pin the whole document in memory.
-    this.writes = run.then(noop, noop);
-    return run;
+    return this.queue.whenWritten();
   }
 
   private onEmitted(event: CampaignEmitted): void {
@@ -336,6 +341,11 @@ export class CampaignHost {
   private onSnapshot(snapshot: CampaignSnapshot): void {
     const quiescent = isQuiescent(snapshot);
     const stateKey = durableStateKey(snapshot);
+    // The environment is the process's, replaced on every restore: a change of it alone is no write.
+    if (snapshot.context !== this.savedContext && onlyEnvironmentChanged(this.savedContext as CampaignContext, snapshot.context)) {
+      this.savedContext = snapshot.context;
+      this.deps.onViewChanged(this);
+    }
     const changed = snapshot.context !== this.savedContext || stateKey !== this.savedStateKey;
     const finishing = this.waiters.finishing(snapshot);
     let save: Promise<WriteResult | null> | null = null;
@@ -344,13 +354,13 @@ export class CampaignHost {
     }
     if (changed) this.deps.onViewChanged(this);
     if (finishing.length) {
-      const after = save ?? this.writes.then(() => null);
+      const after = save ?? this.queue.whenWritten().then(() => null);
       void after.then((result) => {
         for (const c of finishing) c.resolve({ emitted: c.emitted, snapshot, save: result });
       });
     }
-    this.waiters.releaseTicks(snapshot, this.writes);
-    for (const listener of this.listeners) listener(snapshot);
+    this.waiters.releaseTicks(snapshot, this.queue.whenWritten());
+    if (this.listeners) for (const listener of this.listeners) listener(snapshot);
   }
 
   /** Queues one save of this quiescent snapshot with every durable event emitted since the last. */
@@ -364,13 +374,13 @@ export class CampaignHost {
     this.savedStateKey = stateKey;
     // Taken now: the actor moves on while the write waits its turn.
     const machine = { version: CAMPAIGN_MACHINE_VERSION, snapshot: this.actor.getPersistedSnapshot() };
-    const observedContextId = snapshot.context.remote?.contextId ?? null;
+    const binding = snapshot.context.binding;
     const keeps = finishing.flatMap((c) => (c.keep ? [{ keep: c.keep, emitted: c.emitted }] : []));
     const doubtCode = this.doubtCode;
     const inDoubt = this.inDoubt;
     const carriesOutcome = emitted.some((e) => e.type === 'INTENT_SETTLED');
     const actor = this.actor;
-    return this.enqueue(async () => {
+    return this.queue.enqueue(async () => {
       // An earlier save failed and rewound the actor: this snapshot is of an actor that no longer
       // exists, so writing (or confirming) it would put the disk ahead of the live actor.
       if (actor !== this.actor) return failure('io_failed', 'not written: an earlier write of this campaign failed and its actor was rewound');
@@ -378,7 +388,7 @@ export class CampaignHost {
       if (carriesOutcome) crashPoint('before_outcome_write');
       let saved: SaveResult | null = null;
       const written = await this.deps.store.transact(this.id, (doc) => {
-        saved = applySave(doc, { machine, emitted, doubtCode, inDoubt, observedContextId, trigger, now: this.deps.now() });
+        saved = applySave(doc, { machine, emitted, doubtCode, inDoubt, binding, trigger, now: this.deps.now() });
         let next = saved.doc;
         for (const k of keeps) next = k.keep(next, { emitted: k.emitted, snapshot });
         return next;
@@ -388,7 +398,7 @@ export class CampaignHost {
         return written;
       }
       if (this.inDoubt === inDoubt) this.inDoubt = null;
-      this.durable = machine.snapshot;
+      this.durable = compactPersisted(machine.snapshot);
       this.facts = factsOf(written.doc);
       const result = saved as SaveResult | null;
       if (result) this.deps.onSaved(this, { ...result, doc: written.doc });
@@ -419,18 +429,4 @@ export class CampaignHost {
     this.deps.onViewChanged(this);
   }
 
-}
-
-const noop = (): void => undefined;
-const MUTATIONS: readonly string[] = ['submit', 'intervene', 'cancel', 'release', 'answer'];
-const isMutation = (action: string): action is MutationKind => MUTATIONS.includes(action);
-
-
-/**
- * The state outside the heartbeat region (reading ↔ idle is never durable), as a short key:
- * computed on every snapshot, so it reads the region names instead of serializing the value.
- */
-function durableStateKey(snapshot: CampaignSnapshot): string {
-  const states = describeStates(snapshot);
-  return `${snapshot.status}:${states.authority}.${states.step ?? ''}:${states.attention}`;
 }

@@ -1,11 +1,13 @@
 /**
  * One save of a live campaign, as a pure document change run inside the store transaction:
- * what the actor emitted since the last save (outbox drafts, wake requests, journal outcomes,
- * the binding it learned) and the persisted snapshot, applied together so no crash can fall
- * between an outcome and the snapshot that follows it.
+ * what the actor emitted since the last save (outbox drafts, wake requests, journal outcomes)
+ * and the persisted snapshot, applied together so no crash can fall between an outcome and the
+ * snapshot that follows it. The document's `remote` binding is a copy of the chart's (its
+ * context's `binding`), written with every save for readers that do not restore snapshots;
+ * nothing reads it back into the chart but a `campaign@5` migration.
  * @module
  */
-import type { CampaignEmitted } from '../../machines/campaign.types.js';
+import type { BindingFacts, CampaignEmitted } from '../../machines/campaign.types.js';
 import type { PublicEventDraft, WakeRequest } from '../../machines/vocabulary.js';
 import type { CampaignDocument, PublicEvent, WakeRequest as RecordedWake } from '../../persistence/campaign-document.js';
 import { findIntent, recordIntentOutcome } from '../../persistence/intent-journal.js';
@@ -16,7 +18,7 @@ import { controlLostDraft, intentAmbiguousDraft } from '../reducer/reducer.js';
 import { historyEntry, NO_TRIGGER, type HistoryTrigger } from './campaign-history.js';
 
 /** The emitted events a save must carry to disk; READ_SETTLED, CLAIM_SETTLED, MUTATION_REFUSED are answers only. */
-const DURABLE = new Set<CampaignEmitted['type']>(['PUBLIC_DRAFTS', 'WAKE_REQUESTED', 'CONTROL_LOST', 'INTENT_AMBIGUOUS', 'INTENT_SETTLED', 'BINDING_LEARNED', 'DECISION_SETTLED']);
+const DURABLE = new Set<CampaignEmitted['type']>(['PUBLIC_DRAFTS', 'WAKE_REQUESTED', 'CONTROL_LOST', 'INTENT_AMBIGUOUS', 'INTENT_SETTLED', 'DECISION_SETTLED']);
 export const isDurable = (e: CampaignEmitted): boolean => DURABLE.has(e.type);
 
 export interface SaveInput {
@@ -26,8 +28,8 @@ export interface SaveInput {
   doubtCode: string;
   /** An intent the host sent INTENT_IN_DOUBT for: recorded ambiguous if the journal still has it open. */
   inDoubt: string | null;
-  /** The remote context the last read saw: a binding without one learns it (leases cover a context). */
-  observedContextId: string | null;
+  /** The chart's binding as of this snapshot (the document keeps a copy). */
+  binding: BindingFacts;
   /** What the host saw since the last save (operator actions, a settled read): the history's cause. */
   trigger?: HistoryTrigger;
   now: Date;
@@ -47,7 +49,6 @@ export function applySave(doc: CampaignDocument, input: SaveInput): SaveResult {
   // The states on disk against the ones saved now: only a save that moves them adds an entry.
   const entry = historyEntry(doc.machine.snapshot, input.machine.snapshot, input.emitted, input.trigger ?? NO_TRIGGER, input.now);
   if (entry) next = { ...next, history: appendHistory(doc.history, entry) };
-  let remote = doc.remote;
   for (const e of input.emitted) {
     switch (e.type) {
       case 'PUBLIC_DRAFTS':
@@ -69,7 +70,6 @@ export function applySave(doc: CampaignDocument, input: SaveInput): SaveResult {
       case 'INTENT_SETTLED': {
         const code = e.code ?? undefined;
         next = settle(next, e.requestId, { status: e.status, ...(code ? { code } : {}), at: input.now, settledBy: e.settledBy });
-        if (e.kind === 'submit' && (e.status === 'applied') && e.taskId) remote = { ...remote, taskId: e.taskId };
         break;
       }
       case 'DECISION_SETTLED': {
@@ -77,9 +77,6 @@ export function applySave(doc: CampaignDocument, input: SaveInput): SaveResult {
         if (dedupeKey) settlements.push({ dedupeKey, outcome, code, decisionId });
         break;
       }
-      case 'BINDING_LEARNED':
-        remote = { ...remote, ...(e.taskId ? { taskId: e.taskId } : {}), ...(e.contextId && !remote.contextId ? { contextId: e.contextId } : {}) };
-        break;
       default:
         break;
     }
@@ -87,8 +84,8 @@ export function applySave(doc: CampaignDocument, input: SaveInput): SaveResult {
   if (input.inDoubt && findIntent(next, input.inDoubt)?.outcome === null) {
     next = settle(next, input.inDoubt, { status: 'ambiguous', code: input.doubtCode, at: input.now });
   }
-  if (!remote.contextId && input.observedContextId && remote.taskId) remote = { ...remote, contextId: input.observedContextId };
-  if (remote !== doc.remote) next = { ...next, remote };
+  const { taskId, contextId } = input.binding;
+  if (doc.remote.taskId !== taskId || doc.remote.contextId !== contextId) next = { ...next, remote: { ...doc.remote, taskId, contextId } };
   const { doc: withEvents, appended } = appendPublicEvents(next, drafts, input.now);
   const eventIdByKey = new Map(withEvents.outbox.events.map((ev) => [ev.dedupeKey, ev.id]));
   const { doc: withWakes, recorded } = recordWakeRequests(

@@ -4,45 +4,13 @@
  * The host builds one of these per supervisor; `createCampaignEffects` turns it into the actors once.
  * @module
  */
-import type { A2AClient } from '../../adapters/a2a/index.js';
-import type { MutationFacts, MutationKind } from '../../machines/campaign.types.js';
 import type { DecisionRuntime } from '../decisions/decision-runtime.js';
+import type { AuthorityPorts } from '../authority/authority-ports.js';
 
-/** The intent record the journal writes before a mutation may be sent. */
-export interface JournalIntentRecord {
-  requestId: string;
-  action: MutationKind;
-  epoch: number;
-  /** sha256 of the canonical `{ mutation, epoch, contextId, taskId }`. */
-  payloadDigest: string;
-  /** ISO instant the intent was built (the services' clock). */
-  createdAt: string;
-  /** The Argus decision applied (review approval): the journal refuses one it holds already. */
-  decisionId?: string;
-}
+export { JournalRefusedError, REMOTE_NOT_CONFIGURED, type JournalIntentRecord } from '../authority/authority-ports.js';
 
-/**
- * The journal refused the intent (nothing was written), for a reason of the journal's own, as
- * opposed to a write that failed. `code` is the journal's (persistence/intent-journal.ts), and
- * the message is the code too, so a caller that only logs it says the same as before.
- */
-export class JournalRefusedError extends Error {
-  override readonly name = 'JournalRefusedError';
-  constructor(readonly code: string) {
-    super(code);
-  }
-}
-
-export interface EffectDeps {
-  controllerId: string;
-  /** Null: no remote configured, or the supervisor is not enabled. Every effect then fails closed. */
-  remote: A2AClient | null;
-  now(): Date;
-  /**
-   * Durable intent write (fsync) through the campaign's write queue; resolves when on disk.
-   * Rejects with a JournalRefusedError when the journal refuses the intent, otherwise with the failure.
-   */
-  journal(campaignId: string, intent: JournalIntentRecord): Promise<void>;
+/** Every effect's ports: the authority effects' (narrow, authority-ports.ts) and the read's and decisions' own. */
+export interface EffectDeps extends AuthorityPorts {
   /** Published dedupe keys of the campaign (read from its document: only on a material read). */
   publishedKeys(campaignId: string): Promise<ReadonlySet<string>>;
   /**
@@ -59,9 +27,4 @@ export interface EffectDeps {
   objectiveOf?(campaignId: string): string;
   /** This Argus decision id was consumed already (the document's consumed decisions). */
   decisionConsumed?(campaignId: string, decisionId: string): boolean;
-  /** The facts an approved proposal's mutation would carry now (the API's own, for the chart's rules). */
-  mutationFacts?(campaignId: string): Omit<MutationFacts, 'requestId'> | null;
 }
-
-/** The code every effect answers with when there is no remote to talk to (nothing is sent). */
-export const REMOTE_NOT_CONFIGURED = 'remote_not_configured';

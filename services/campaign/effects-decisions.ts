@@ -21,7 +21,6 @@ import type {
   BindMissionOutput,
   ForemanAssessInput,
   ForemanAssessOutput,
-  MutationFacts,
   RemoteView,
   VerifyBindingInput,
   VerifyBindingOutput,
@@ -31,8 +30,6 @@ import type { EffectDeps } from './effect-deps.js';
 /** Codes that say the runtime cannot answer now, not that the project is gone. */
 const TRANSIENT = new Set(['argus_unavailable', 'argus_timeout', 'argus_bad_result', 'daemon_start_failed', 'manager_failed']);
 const codeOf = (e: unknown): string => (e && typeof e === 'object' && typeof (e as { code?: unknown }).code === 'string' ? (e as { code: string }).code : 'envelope_invalid');
-
-const NO_FACTS: Omit<MutationFacts, 'requestId'> = { mutationInFlight: false, boundTaskState: null, capabilities: null, binding: { taskId: null, contextId: null } };
 
 export function createDecisionEffects(deps: EffectDeps) {
   const runtime = deps.decisions;
@@ -78,9 +75,9 @@ export function createDecisionEffects(deps: EffectDeps) {
     if (!status.ok) return { ok: false, at: now(), code: status.error.code };
     const proposal = await runtime.readProposal(input.campaignId, input.eventKey);
     const consumed = proposal.status === 'found' && (deps.decisionConsumed?.(input.campaignId, proposal.proposal.decision_id) ?? false);
-    const facts = { ...(deps.mutationFacts?.(input.campaignId) ?? NO_FACTS), requestId: randomUUID() };
     const { journal, backlog, pendingQuestions } = status.value;
-    return { ok: true, at: now(), journal, backlog, pendingQuestions, proposal, consumed, facts };
+    // Every other fact the chart judges an approved proposal by is in its own context.
+    return { ok: true, at: now(), journal, backlog, pendingQuestions, proposal, consumed, requestId: randomUUID() };
   });
 
   const foremanAssess = fromPromise<ForemanAssessOutput, ForemanAssessInput>(async ({ input }) => {

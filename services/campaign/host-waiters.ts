@@ -7,7 +7,7 @@
 import type { CampaignEmitted } from '../../machines/campaign.types.js';
 import type { CampaignDocument } from '../../persistence/campaign-document.js';
 import type { WriteResult } from '../../persistence/campaign-store.js';
-import type { CampaignSnapshot } from './projection.js';
+import type { CampaignSnapshot } from './facts.js';
 
 /** What an operator event caused, once the actor is quiescent again and its save is done. */
 export interface SendOutcome {
@@ -29,6 +29,8 @@ export interface Collector {
 }
 
 const NO_COLLECTORS: Collector[] = [];
+/** Shared by every host with no operator event waiting; never added to (see `add`). */
+const NO_WAITING: Set<Collector> = new Set();
 
 /** The status read is in flight (the reader itself lives as long as the campaign: "reading" is the heartbeat's state). */
 export const readInFlight = (snapshot: CampaignSnapshot): boolean => snapshot.matches({ active: { heartbeat: 'reading' } });
@@ -50,10 +52,12 @@ export interface TickWaiter {
 const waiterBusy = (w: TickWaiter, snapshot: CampaignSnapshot): boolean => (w.read && readInFlight(snapshot)) || (w.renewal && renewalInFlight(snapshot));
 
 export class HostWaiters {
-  private readonly collectors = new Set<Collector>();
+  /** Made on the first operator event: a campaign only ticked never needs one (~150 bytes each). */
+  private collectors: Set<Collector> = NO_WAITING;
   private ticks: TickWaiter[] = [];
 
   add(collector: Collector): void {
+    if (this.collectors === NO_WAITING) this.collectors = new Set();
     this.collectors.add(collector);
   }
 

@@ -40,8 +40,8 @@ import {
   type Outcome,
 } from '../../adapters/foreman/index.js';
 import { silentLogger, type Logger } from '../../adapters/logger.js';
-import type { SupervisorMetrics } from '../api/metrics.js';
-import type { SupervisorConfig } from '../runtime/config.js';
+import type { SupervisorMetrics } from '../metrics/metrics.js';
+import type { SupervisorConfig } from '../config/config.js';
 import { ARGUS_SERVER_FILE, executableFile, FOREMAN_PACKAGE_FILE, installedBeside, type ArgusMissing, type DecisionAvailability, type ForemanMissing } from './availability.js';
 
 export type { DecisionAvailability } from './availability.js';

@@ -6,8 +6,8 @@
  * @module
  */
 import type { Logger } from '../../adapters/logger.js';
-import type { SupervisorMetrics } from '../api/metrics.js';
-import type { SupervisorConfig } from '../runtime/config.js';
+import type { SupervisorMetrics } from '../metrics/metrics.js';
+import type { SupervisorConfig } from '../config/config.js';
 import { createDecisionRuntime, type DecisionRuntime } from './decision-runtime.js';
 
 export type { DecisionRuntime } from './decision-runtime.js';

@@ -6,10 +6,10 @@
  * @module
  */
 import type { Logger } from '../../adapters/logger.js';
-import type { ApiErrorCode } from '../api/api-errors.js';
+import type { ApiErrorCode } from '../contract/api-errors.js';
 import type { CampaignSummary, PublicEventView } from '../api/read-model.js';
 import type { HealthView } from '../api/supervisor-api.js';
-import type { SupervisorConfig } from '../runtime/config.js';
+import type { SupervisorConfig } from '../config/config.js';
 
 /** A campaign as the API shows it (`docs/api.md#the-campaign-view`); a copy, never the live one. */
 export type CampaignView = CampaignSummary;

@@ -14,7 +14,7 @@
  * @module
  */
 import { silentLogger, type Logger } from '../../adapters/logger.js';
-import { isValidIdempotencyKey } from '../authority/request-gate.js';
+import { isValidIdempotencyKey } from '../api/request-gate.js';
 import type { Supervisor } from '../runtime/supervisor-types.js';
 import { buildSupervisor } from '../runtime/supervisor.js';
 import type {

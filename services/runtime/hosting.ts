@@ -9,7 +9,7 @@
  */
 import type { Logger } from '../../adapters/logger.js';
 import type { HostingRight } from '../../persistence/ownership.js';
-import { apiError, type ApiError } from '../api/api-errors.js';
+import { apiError, type ApiError } from '../contract/api-errors.js';
 
 export class Hosting {
   private right: HostingRight | null = null;

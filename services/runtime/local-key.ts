@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { constants as fsConstants, promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { StartupFailure } from './startup-failure.js';
-import { MIN_API_KEY_LENGTH, type SupervisorConfig } from './config.js';
+import { MIN_API_KEY_LENGTH, type SupervisorConfig } from '../config/config.js';
 
 export const LOCAL_KEY_FILE = 'local-api-key';
 /** 32 bytes is 256 bits; base64url makes it 43 header-safe characters. */

@@ -8,10 +8,10 @@
 import { createA2AClient, type A2AClient } from '../../adapters/a2a/index.js';
 import type { RemoteDescription } from '../../adapters/a2a/discovery.js';
 import type { Logger } from '../../adapters/logger.js';
-import { apiError, type ApiError } from '../api/api-errors.js';
-import type { SupervisorMetrics } from '../api/metrics.js';
+import { apiError, type ApiError } from '../contract/api-errors.js';
+import type { SupervisorMetrics } from '../metrics/metrics.js';
 import { isUnreachable } from '../campaign/effects.js';
-import type { SupervisorConfig } from './config.js';
+import type { SupervisorConfig } from '../config/config.js';
 
 /** Where discovery stands: `/health` reports it (`remote.discovery`). */
 export type DiscoveryState = 'not_configured' | 'discovering' | 'retrying' | 'discovered';

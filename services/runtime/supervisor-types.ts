@@ -11,11 +11,11 @@ import type { CampaignStore } from '../../persistence/campaign-store.js';
 import type { DurableFs } from '../../persistence/durable-json-adapter.js';
 import type { Ownership } from '../../persistence/owner-lock.js';
 import type { WakeHandler } from '../api/campaign-views.js';
-import type { SupervisorMetrics } from '../api/metrics.js';
+import type { SupervisorMetrics } from '../metrics/metrics.js';
 import type { DecisionRuntime } from '../decisions/decision-runtime.js';
 import type { ApiResult, SupervisorApi } from '../api/supervisor-api.js';
-import type { CampaignSystem } from './campaign-system.js';
-import type { SupervisorConfig } from './config.js';
+import type { CampaignSystem } from '../campaign/campaign-system.js';
+import type { SupervisorConfig } from '../config/config.js';
 import type { SweepReport } from './heartbeat.js';
 
 export interface SupervisorOptions {

@@ -9,11 +9,11 @@ import { isKnownMachineVersion } from '../../machines/campaign.restore.js';
 import { openCampaignStore, type CampaignStore, type CampaignStoreOptions } from '../../persistence/campaign-store.js';
 import { rememberAnswer } from '../../persistence/idempotency.js';
 import type { HostingRight } from '../../persistence/owner-lock.js';
-import { ApiFailure } from '../api/api-errors.js';
-import type { SupervisorMetrics } from '../api/metrics.js';
+import { ApiFailure } from '../contract/api-errors.js';
+import type { SupervisorMetrics } from '../metrics/metrics.js';
 import { throwStoreFailure } from '../api/store-answers.js';
-import { createRequestGate, type RequestGate } from '../authority/request-gate.js';
-import type { CampaignSystem } from './campaign-system.js';
+import { createRequestGate, type RequestGate } from '../api/request-gate.js';
+import type { CampaignSystem } from '../campaign/campaign-system.js';
 
 type StoreFailure = Parameters<typeof throwStoreFailure>[2];
 

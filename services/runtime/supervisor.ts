@@ -13,38 +13,37 @@
  *   supervisor.system?.get('c1')?.subscribe((snapshot) => console.log(snapshot.value));
  * @module
  */
-import { secretInRequest } from '../api/request-secrets.js';
 import { silentLogger, type Logger } from '../../adapters/logger.js';
-import { tickable } from '../../machines/campaign.projection.js';
 import type { CampaignStore } from '../../persistence/campaign-store.js';
 import { stateRootOwnership, WHOLE_STATE_ROOT, type HostingRight, type Ownership } from '../../persistence/owner-lock.js';
 import { failure } from '../../persistence/store-errors.js';
 import type { A2AClient } from '../../adapters/a2a/index.js';
 import { fencedRemote } from '../authority/fenced-remote.js';
-import { ApiFailure, apiError, type ApiError } from '../api/api-errors.js';
-import { campaignActionSchema, campaignsBodySchema, describeIssues, type CampaignActionBody } from '../api/api-schemas.js';
 import { CampaignActions } from '../api/campaign-actions.js';
-import { campaignsRoute } from '../api/campaigns-route.js';
-import { ContextControllers } from '../api/campaign-facts.js';
+import type { CampaignsRouteDeps } from '../api/campaigns-route.js';
+import { capabilitiesOf } from '../api/campaign-facts.js';
+import { heldContext, MemoryContextIndex } from '../authority/context-index.js';
 import { CampaignViews } from '../api/campaign-views.js';
-import { buildHealth } from '../api/health.js';
-import { createMetrics, type SupervisorMetrics } from '../api/metrics.js';
+import { buildHealth } from './health.js';
+import { createMetrics, type SupervisorMetrics } from '../metrics/metrics.js';
 import { createReadModel, type ReadModel } from '../api/read-model.js';
 import { throwStoreFailure } from '../api/store-answers.js';
 import { activeStateIds } from '../chart/active-states.js';
 import type { ApiResult, HealthView, RequestOptions, StatusView } from '../api/supervisor-api.js';
-import type { KeepAnswer, RequestGate } from '../authority/request-gate.js';
+import type { RequestGate } from '../api/request-gate.js';
 import type { CampaignHost } from '../campaign/campaign-host.js';
 import { supervisorDecisions, type DecisionRuntime } from '../decisions/supervisor-decisions.js';
-import { createCampaignSystem, type CampaignSystem } from './campaign-system.js';
+import { createCampaignSystem, type CampaignSystem } from '../campaign/campaign-system.js';
 import { systemHooks } from './system-hooks.js';
 import { openSupervisorStore, supervisorGate } from './supervisor-wiring.js';
-import type { SupervisorConfig } from './config.js';
+import type { SupervisorConfig } from '../config/config.js';
 import { FirstSweep } from './first-sweep.js';
+import { FleetTime } from './fleet-time.js';
 import { Hosting } from './hosting.js';
 import { createHeartbeat, type Heartbeat, type SweepReport } from './heartbeat.js';
 import { RemoteLink } from './remote-link.js';
 import { StartupFailure } from './startup-failure.js';
+import { SupervisorRequests } from './supervisor-requests.js';
 import type { Supervisor, SupervisorOptions } from './supervisor-types.js';
 
 export type { WakeHandler } from '../api/campaign-views.js';
@@ -59,8 +58,6 @@ export function buildSupervisor(opts: SupervisorOptions): Supervisor {
   return new SupervisorRuntime(opts);
 }
 
-const fail = (error: ApiError): ApiResult<never> => ({ ok: false, error });
-const MUTATIONS = new Set(['submit', 'intervene', 'cancel', 'release', 'answer']);
 
 class SupervisorRuntime implements Supervisor {
   readonly readModel: ReadModel = createReadModel();
@@ -74,11 +71,14 @@ class SupervisorRuntime implements Supervisor {
   private readonly ownership: Ownership;
   private readonly gate: RequestGate;
   private readonly actions: CampaignActions;
+  private readonly requests: SupervisorRequests;
   private readonly views: CampaignViews;
   private readonly decisions: DecisionRuntime;
   private readonly writesByCampaign = new Map<string, number>();
-  /** Which campaign controls which remote context (the claim rule's fact), kept as views change. */
-  private readonly controllers = new ContextControllers();
+  /** Which campaign controls which remote context: the claim asks it, the views keep it current. */
+  private readonly contexts = new MemoryContextIndex();
+  /** Time (the beat's TICK) and the process's environment, for every actor. */
+  private readonly time: FleetTime;
   private heartbeat: Heartbeat | null = null;
   /** The right to host; losing it stops every actor (`stopForLostRight`). */
   private readonly hosting: Hosting;
@@ -100,6 +100,18 @@ class SupervisorRuntime implements Supervisor {
     this.ownership = opts.ownership ?? stateRootOwnership({ root: this.config.stateRoot });
     this.hosting = new Hosting(this.logger, (reason) => this.stopForLostRight(reason));
     this.remote = this.link.client ? fencedRemote(this.link.client, this.hosting) : null;
+    this.time = new FleetTime({
+      hosts: () => this.system?.hosts() ?? [],
+      host: (id) => this.system?.host(id),
+      hasRemote: () => this.link.client !== null,
+      // The process's facts of now: what discovery found, whether Argus can run, the cadence.
+      environment: () => ({
+        capabilities: capabilitiesOf(this.link.description),
+        argusAvailable: this.decisions.recentAvailability().argus.available,
+        cadenceMs: this.config.heartbeatSeconds * 1000,
+      }),
+      now: this.now,
+    });
     this.gate = supervisorGate({
       system: () => this.system,
       store: () => this.requireStore(),
@@ -108,21 +120,23 @@ class SupervisorRuntime implements Supervisor {
       now: this.now,
       logger: this.logger,
     });
-    const cadenceMs = this.config.heartbeatSeconds * 1000;
     this.actions = new CampaignActions({
       noRemote: () => this.link.noRemote(),
       description: () => this.discovered(this.link.ensureDescription()),
-      knownDescription: () => this.link.description,
-      controllerOf: (contextId, exceptId) => this.controllers.controllerOf(contextId, exceptId),
-      mutationInFlight: (id) => this.gate.mutationInFlight(id),
-      argusAvailable: () => this.decisions.recentAvailability().argus.available,
+      refreshEnvironment: () => this.time.tellEnvironment(),
       view: (facts, snapshot, host, allowed) => this.views.summary(host, facts, snapshot, allowed),
       eventsFrom: (id, from) => this.readModel.getSnapshot().context.events.filter((e) => e.campaign_id === id && e.seq >= from),
       unusable: (id, failure) => this.unusable(id, failure),
       leaseTtlSeconds: this.config.leaseTtlSeconds,
-      minTtlSeconds: 2 * this.config.heartbeatSeconds,
-      cadenceMs,
       now: this.now,
+    });
+    this.requests = new SupervisorRequests({
+      secrets: () => [this.config.apiKey, this.config.a2aToken],
+      hosting: this.hosting,
+      gate: this.gate,
+      actions: this.actions,
+      system: () => this.system,
+      routeDeps: () => this.routeDeps(),
     });
     this.views = new CampaignViews({
       readModel: this.readModel,
@@ -141,16 +155,6 @@ class SupervisorRuntime implements Supervisor {
 
   private unusable(campaignId: string, failure: Parameters<typeof throwStoreFailure>[2]): never {
     return throwStoreFailure(this.logger, campaignId, failure);
-  }
-
-  /** Turns a failure thrown from deep inside an operation back into its answer. */
-  private async answering(work: () => Promise<ApiResult<unknown>>): Promise<ApiResult<unknown>> {
-    try {
-      return await work();
-    } catch (error) {
-      if (error instanceof ApiFailure) return fail(error.error);
-      throw error;
-    }
   }
 
   health(): HealthView {
@@ -173,36 +177,14 @@ class SupervisorRuntime implements Supervisor {
     return host ? activeStateIds(host.getSnapshot().value) : null;
   }
 
-  async campaigns(body: unknown, options: RequestOptions = {}): Promise<ApiResult<unknown>> {
-    const parsed = campaignsBodySchema.safeParse(body);
-    if (!parsed.success) return fail(apiError('invalid_request', describeIssues(parsed.error)));
-    const req = parsed.data;
-    const leaked = secretInRequest(req, [this.config.apiKey, this.config.a2aToken]);
-    if (leaked) return fail(leaked);
-    const notOwner = await this.hosting.refusal(req.action === 'list' ? undefined : req.campaign_id);
-    if (notOwner) return fail(notOwner);
-    const deps = this.routeDeps();
-    if (!deps) return fail(apiError('invalid_request', 'The supervisor is not started.'));
-    if (req.action === 'create' && options.idempotencyKey !== undefined) {
-      const key = options.idempotencyKey;
-      return this.answering(() => this.gate.idempotent(req.campaign_id, key, { route: 'campaigns', body: req }, (keep) => this.answering(() => campaignsRoute(deps, req, keep))));
-    }
-    return this.answering(() => campaignsRoute(deps, req));
-  }
-
-  /**
-   * Views built before the remote was discovered asked the chart with no capabilities, so their
-   * allowed_actions lack claim and the mutations: the first description refreshes every view.
-   */
+  /** Discovery answered (or had answered): every actor holds what it found before the action goes on. */
   private async discovered<T>(discovery: Promise<T>): Promise<T> {
-    const before = this.link.description;
     const result = await discovery;
-    // What the remote can do changes every campaign's allowed actions (asked again when next read).
-    if (this.link.description !== before) this.views.refreshAll(this.system?.hosts() ?? []);
+    this.time.tellEnvironment();
     return result;
   }
 
-  private routeDeps() {
+  private routeDeps(): CampaignsRouteDeps | null {
     const system = this.system;
     if (!system) return null;
     return {
@@ -218,31 +200,12 @@ class SupervisorRuntime implements Supervisor {
     };
   }
 
-  async campaignAction(body: unknown, options: RequestOptions = {}): Promise<ApiResult<unknown>> {
-    const parsed = campaignActionSchema.safeParse(body);
-    if (!parsed.success) return fail(apiError('invalid_request', describeIssues(parsed.error)));
-    const req = parsed.data;
-    const leaked = secretInRequest(req, [this.config.apiKey, this.config.a2aToken]);
-    if (leaked) return fail(leaked);
-    const notOwner = await this.hosting.refusal(req.campaign_id);
-    if (notOwner) return fail(notOwner);
-    const corrupt = this.system?.corrupt(req.campaign_id);
-    if (corrupt) return fail(apiError('campaign_corrupt', `The campaign document failed closed (${corrupt.code}); it is reported, never replaced.`));
-    const host = this.system?.host(req.campaign_id);
-    if (!host) return fail(apiError('campaign_not_found', `No campaign is named ${req.campaign_id}.`));
-    const key = options.idempotencyKey;
-    if (key === undefined || req.action === 'observe') return this.answering(() => this.admit(host, req));
-    return this.answering(() =>
-      this.gate.idempotent(req.campaign_id, key, { route: 'campaign_action', body: req }, (keepAnswer) => this.answering(() => this.admit(host, req, keepAnswer))),
-    );
+  campaigns(body: unknown, options: RequestOptions = {}): Promise<ApiResult<unknown>> {
+    return this.requests.campaigns(body, options);
   }
 
-  /** Fenced mutations take the campaign's one in-flight slot; the fact travels on MUTATE. */
-  private admit(host: CampaignHost, req: CampaignActionBody, keepAnswer?: KeepAnswer): Promise<ApiResult<unknown>> {
-    if (!MUTATIONS.has(req.action)) return this.actions.act(host, req);
-    return this.gate.oneMutationAtATime(req.campaign_id, { keepAnswer }, (facts) =>
-      this.actions.act(host, req, { mutationInFlight: facts.mutationInFlight, ...(keepAnswer ? { keepAnswer } : {}) }),
-    );
+  campaignAction(body: unknown, options: RequestOptions = {}): Promise<ApiResult<unknown>> {
+    return this.requests.campaignAction(body, options);
   }
 
   observe(campaignId: string): Promise<ApiResult<unknown>> {
@@ -259,7 +222,7 @@ class SupervisorRuntime implements Supervisor {
     // After a restart, re-read every campaign's remote status (read-only: no claim, no submit),
     // each as soon as its actor is up: the first complete read does not wait for the whole load.
     const onError = (campaignId: string, error: unknown) => this.logger.error({ campaignId, err: String(error) }, 'tick failed');
-    const first = (startOpts.initialSweep ?? true) ? new FirstSweep(concurrency, (id) => this.tickIfDue(id), onError) : null;
+    const first = (startOpts.initialSweep ?? true) ? new FirstSweep(concurrency, (id) => this.time.tickIfDue(id), onError) : null;
     // Discovery goes on in the background (bounded, retried with back-off): a slow or dead
     // remote never keeps start() from returning, nor `serve` from listening. Until it answers,
     // /health says so, reads wait for it, and claims and mutations are refused remote_unavailable.
@@ -273,8 +236,8 @@ class SupervisorRuntime implements Supervisor {
     }
     this.heartbeat = createHeartbeat({
       cadenceMs: this.config.heartbeatSeconds * 1000,
-      dueCampaigns: () => this.dueCampaigns(),
-      tick: (id, settled) => this.tick(id, settled),
+      dueCampaigns: () => this.time.dueCampaigns(),
+      tick: (id, settled) => this.time.tick(id, settled),
       onSweepError: onError,
     });
     const heartbeat = this.heartbeat;
@@ -313,19 +276,19 @@ class SupervisorRuntime implements Supervisor {
         onStatusRead: (...read) => this.statusRead(...read),
         readConcurrency,
         decisions: this.decisions,
-        mutationFacts: (id) => {
-          const host = this.system?.host(id);
-          return host ? this.actions.mutationFacts(host) : null;
-        },
+        contexts: this.contexts,
       },
-      ...systemHooks({ views, gate: this.gate, logger: this.logger, controllers: this.controllers }),
+      environment: () => this.time.environment(),
+      ...systemHooks({ views, gate: this.gate, logger: this.logger, contexts: this.contexts }),
       onFenceStale: (_id, stale) => this.hosting.lose(stale.reason),
     });
+    // Every restored actor starts with the environment of now (nothing discovered yet, usually).
+    this.time.settle();
     views.beginLoad();
     try {
       await this.system.load(64, onHosted);
     } finally {
-      for (const host of this.system.hosts()) this.controllers.note(host.id, host.corrupt ? null : host.getSnapshot());
+      for (const host of this.system.hosts()) this.contexts.settle(host.id, host.corrupt ? null : (heldContext(host.getSnapshot()) ?? null));
       views.endLoad(this.system.hosts(), this.system.corruptCampaigns());
     }
   }
@@ -336,30 +299,6 @@ class SupervisorRuntime implements Supervisor {
     const host = this.system?.host(campaignId);
     if (okRead && host) this.views.read(host, at, message);
     if (!okRead) this.logger.warn({ campaignId, code }, 'remote read failed');
-  }
-
-  /** Every active, unpaused actor, whatever its task or read state: the chart decides what a tick means. */
-  private *dueCampaigns(): Iterable<string> {
-    for (const host of this.system?.hosts() ?? []) {
-      if (host.running && tickable(host.getSnapshot())) yield host.id;
-    }
-  }
-
-  /** The first tick after a restart (the same eligibility as a heartbeat sweep): resolves when it settled. */
-  private tickIfDue(campaignId: string): Promise<boolean> {
-    const host = this.system?.host(campaignId);
-    if (!host || !host.running || !this.link.client || !tickable(host.getSnapshot())) return Promise.resolve(false);
-    return new Promise<boolean>((resolve) => {
-      if (!this.tick(campaignId, () => resolve(true))) resolve(true);
-    });
-  }
-
-  /** Sends one TICK; false when it is over already, else `settled` is called when what it started has settled. */
-  private tick(campaignId: string, settled: () => void): boolean {
-    const host = this.system?.host(campaignId);
-    // No remote (not configured or not enabled): nothing to read or renew, and no write per beat.
-    if (!host || !this.link.client) return false;
-    return host.tick(this.actions.tick(host, host.getSnapshot()), settled);
   }
 
   /** Every covered actor stops at once and for good; the heartbeat skips them (not running). */

@@ -4,13 +4,13 @@
  * @module
  */
 import type { Logger } from '../../adapters/logger.js';
-import type { ContextControllers } from '../api/campaign-facts.js';
+import { heldContext, type ContextIndex } from '../authority/context-index.js';
 import type { CampaignViews } from '../api/campaign-views.js';
-import type { RequestGate } from '../authority/request-gate.js';
-import type { CampaignSystemHooks } from './campaign-system.js';
+import type { RequestGate } from '../api/request-gate.js';
+import type { CampaignSystemHooks } from '../campaign/campaign-system.js';
 
-export function systemHooks(p: { views: CampaignViews; gate: RequestGate; logger: Logger; controllers: ContextControllers }): CampaignSystemHooks {
-  const { views, gate, logger, controllers } = p;
+export function systemHooks(p: { views: CampaignViews; gate: RequestGate; logger: Logger; contexts: ContextIndex }): CampaignSystemHooks {
+  const { views, gate, logger, contexts } = p;
   return {
     onLoaded: (doc) => {
       views.loaded(doc);
@@ -22,13 +22,14 @@ export function systemHooks(p: { views: CampaignViews; gate: RequestGate; logger
     },
     onEmitted: (host, event) => views.emitted(host, event),
     onViewChanged: (host) => {
-      // The index first: the view's allowed_actions asks it whether another campaign controls the context.
-      controllers.note(host.id, host.corrupt ? null : host.getSnapshot());
+      // Where the chart stands on its context (a claim in flight keeps what its own `hold` took).
+      const held = heldContext(host.corrupt ? null : host.getSnapshot());
+      if (held !== undefined) contexts.settle(host.id, held);
       views.refresh(host);
     },
     onCorrupt: (c) => {
       logger.error({ campaignId: c.id, code: c.code }, 'campaign document fails closed');
-      controllers.note(c.id, null);
+      contexts.settle(c.id, null);
       views.corrupt(c.id);
     },
     onStorageFailed: (host, failure) => logger.error({ campaignId: host.id, code: failure.code }, 'campaign write refused'),

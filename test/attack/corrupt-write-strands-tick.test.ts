@@ -9,7 +9,7 @@
 import { writeFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createScope, documentPath, envFor, tempStateRoot, until } from '../fixtures/supervisor-harness.js';
-import { loadConfig } from '../../services/runtime/config.js';
+import { loadConfig } from '../../services/config/config.js';
 import { createSupervisor } from '../../services/runtime/supervisor.js';
 import { startSimulator } from '../../simulator/index.js';
 

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stateRootOwnership, type HostingRight, type Ownership } from '../../persistence/owner-lock.js';
 import { createHttpServer, listen, API_PREFIX } from '../../server/http-server.js';
-import { loadConfig } from '../../services/runtime/config.js';
+import { loadConfig } from '../../services/config/config.js';
 import { createSupervisor, type Supervisor } from '../../services/runtime/supervisor.js';
 import { startSimulator } from '../../simulator/index.js';
 import { countingProxy } from '../fixtures/counting-proxy.js';

@@ -6,7 +6,7 @@
  */
 import type { InspectionEvent } from 'xstate';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../services/runtime/config.js';
+import { loadConfig } from '../../services/config/config.js';
 import { createSupervisor } from '../../services/runtime/supervisor.js';
 import { canary } from '../fixtures/canary.js';
 import { startHostileServer } from '../fixtures/hostile-server.js';

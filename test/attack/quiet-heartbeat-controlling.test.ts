@@ -63,7 +63,7 @@ describe('a heartbeat on a campaign in read backoff', () => {
     for (let i = 0; i < 3; i++) await w.supervisor.sweep();
     // The TICK a sweep would send is refused by the chart's readDue guard too.
     const host = w.supervisor.system!.host('down')!;
-    const started = host.tick({ type: 'TICK', now: new Date().toISOString(), cadenceMs: 60_000, binding: { taskId: host.facts.binding.taskId, contextId: host.facts.binding.contextId } }, () => undefined);
+    const started = host.tick({ type: 'TICK', now: new Date().toISOString() }, () => undefined);
     expect(started).toBe(false); // nothing started: no read, no renewal, no write to wait for
 
     expect(w.sim.stats().requests['GetTask']).toBe(reads);

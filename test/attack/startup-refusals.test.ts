@@ -1,6 +1,6 @@
 // Attack: settings that issue 7 says must stop start-up, in forms the checks miss.
 import { expect, it } from 'vitest';
-import { loadConfig } from '../../services/runtime/config.js';
+import { loadConfig } from '../../services/config/config.js';
 import { canary } from '../fixtures/canary.js';
 
 const base = (extra: Record<string, string>) => ({ ARGUS_SUPERVISOR_STATE_ROOT: '/tmp/argus-attack-never-created', ...extra });

@@ -34,7 +34,7 @@ describe('odd v1 documents', () => {
     doc.remoteView = null;
     const parsed = parse(doc);
     if (!parsed.ok) throw new Error(`${parsed.code} ${parsed.reason}`);
-    const check = checkRestorable(parsed.doc.machine);
+    const check = checkRestorable(parsed.doc.machine, parsed.doc.remote);
     if (!check.ok) throw new Error(check.code);
     const actor = createActor(campaignMachine, { snapshot: check.snapshot as never, input: { campaignId: doc.campaignId } }).start();
     expect(actor.getSnapshot().context.remote).toBeNull();

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createA2AClient, type A2AClient } from '../../adapters/a2a/index.js';
-import { loadConfig } from '../../services/runtime/config.js';
+import { loadConfig } from '../../services/config/config.js';
 import { createSupervisor, type Supervisor } from '../../services/runtime/supervisor.js';
 import { startSimulator, type RunningSimulator } from '../../simulator/index.js';
 import { removeScratch } from '../fixtures/scratch.js';

@@ -6,7 +6,7 @@
  * again, and the action must be accepted exactly when the view offered it.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { API_ERROR_STATUS } from '../../services/api/api-errors.js';
+import { API_ERROR_STATUS } from '../../services/contract/api-errors.js';
 import { createScope } from '../fixtures/supervisor-harness.js';
 import { decisionWorld } from './decision-world.js';
 import { boundCampaign, view } from './flow-helpers.js';

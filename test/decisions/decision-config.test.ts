@@ -1,6 +1,6 @@
 /** The decision settings of the configuration: budget, mission deadline, and a backend Argus knows. */
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../services/runtime/config.js';
+import { ConfigError, loadConfig } from '../../services/config/config.js';
 
 function problemsOf(env: NodeJS.ProcessEnv): string[] {
   try {

@@ -5,8 +5,8 @@
  */
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { createMetrics, type SupervisorMetrics } from '../../services/api/metrics.js';
-import { loadConfig, type SupervisorConfig } from '../../services/runtime/config.js';
+import { createMetrics, type SupervisorMetrics } from '../../services/metrics/metrics.js';
+import { loadConfig, type SupervisorConfig } from '../../services/config/config.js';
 import { removeScratch, scratchDir } from '../fixtures/scratch.js';
 
 export interface DecisionScratch {

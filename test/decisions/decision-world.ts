@@ -8,9 +8,9 @@
 import { readFileSync, writeFileSync, existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fakeForemanPath } from '../../adapters/foreman/index.js';
-import { createMetrics, type SupervisorMetrics } from '../../services/api/metrics.js';
+import { createMetrics, type SupervisorMetrics } from '../../services/metrics/metrics.js';
 import { createDecisionRuntime, type DecisionRuntime } from '../../services/decisions/decision-runtime.js';
-import { loadConfig, type SupervisorConfig } from '../../services/runtime/config.js';
+import { loadConfig, type SupervisorConfig } from '../../services/config/config.js';
 import { createSupervisor, type Supervisor } from '../../services/runtime/supervisor.js';
 import { startSimulator, type ScenarioName } from '../../simulator/index.js';
 import type { ScriptEntry } from '../../simulator/argus/fake-argus-state.js';

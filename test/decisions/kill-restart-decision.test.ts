@@ -16,7 +16,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { FaultPoint } from '../../services/runtime/fault-points.js';
+import type { FaultPoint } from '../../services/faults/fault-points.js';
 import { startSimulator } from '../../simulator/index.js';
 import { canary } from '../fixtures/canary.js';
 import { recordChildOutput } from '../fixtures/child-output.js';

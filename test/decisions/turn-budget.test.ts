@@ -1,6 +1,6 @@
 /**
  * A turn past its budget. The decision budget is set to its smallest allowed value (10 s,
- * services/runtime/config.ts) and the SIMULATED Argus Manager sleeps past it before answering
+ * services/config/config.ts) and the SIMULATED Argus Manager sleeps past it before answering
  * (`hangMs`). The turn settles as NEEDS_YOU with a 'timeout' receipt, and it is never replayed:
  * one argus_message in the fake's own record, even after many sweeps and observes, and after
  * the fake's late answer has landed on its side (it dispatched an item nobody polls).

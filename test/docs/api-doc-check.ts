@@ -58,7 +58,7 @@ export function missingFromDoc(md: string, facts: ApiFacts): string[] {
     const http = status === null ? '<HTTP status>' : String(status);
     if (documented === undefined) problems.push(`Add a row to the table under "## Error codes": | \`${code}\` | ${http} | <when it happens> |`);
     else if (status !== null && documented !== String(status)) {
-      problems.push(`Change the HTTP column of \`${code}\` under "## Error codes" from ${documented} to ${status} (API_ERROR_STATUS in services/api/api-errors.ts).`);
+      problems.push(`Change the HTTP column of \`${code}\` under "## Error codes" from ${documented} to ${status} (API_ERROR_STATUS in services/contract/api-errors.ts).`);
     }
   }
 

@@ -5,7 +5,7 @@
  * - routes: every `.get/.post/.put/.patch/.delete/.all('…')` and `.route({method, url})` in
  *   server/*.ts (template constants such as `${API_PREFIX}` resolved from the same files),
  *   and, as a cross-check, the routes the real Fastify app registers (`printRoutes`);
- * - API error codes: the keys of `API_ERROR_STATUS` (services/api/api-errors.ts, with their HTTP
+ * - API error codes: the keys of `API_ERROR_STATUS` (services/contract/api-errors.ts, with their HTTP
  *   status); every string literal passed first to `apiError(` or `fail(` in services/,
  *   server/, bin/ and persistence/; every literal assigned to `code` in server/*.ts (the
  *   server's own 401/404/413/500 answers); the API code `refusalResult` gives for every machine
@@ -23,10 +23,10 @@ import { silentLogger } from '../../adapters/logger.js';
 import { campaignMachine } from '../../machines/campaign.machine.js';
 import { REFUSAL_CODES } from '../../machines/campaign.rules.js';
 import { createHttpServer } from '../../server/http-server.js';
-import { API_ERROR_STATUS } from '../../services/api/api-errors.js';
+import { API_ERROR_STATUS } from '../../services/contract/api-errors.js';
 import { campaignActionSchema, campaignsBodySchema } from '../../services/api/api-schemas.js';
-import { corruptSummary } from '../../services/campaign/projection.js';
-import { createMetrics } from '../../services/api/metrics.js';
+import { corruptSummary } from '../../services/api/campaign-projection.js';
+import { createMetrics } from '../../services/metrics/metrics.js';
 import { remoteRefusalCode } from '../../services/authority/mutation-wire.js';
 import { createReadModel } from '../../services/api/read-model.js';
 import { refusalResult } from '../../services/api/refusals.js';

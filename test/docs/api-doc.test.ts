@@ -76,7 +76,7 @@ describe('docs/api.md', () => {
 
     const wrongStatus = API_MD.replace(/^\| `campaign_not_found` \| 404 \|/m, '| `campaign_not_found` | 400 |');
     expect(missingFromDoc(wrongStatus, facts)).toEqual([
-      'Change the HTTP column of `campaign_not_found` under "## Error codes" from 400 to 404 (API_ERROR_STATUS in services/api/api-errors.ts).',
+      'Change the HTTP column of `campaign_not_found` under "## Error codes" from 400 to 404 (API_ERROR_STATUS in services/contract/api-errors.ts).',
     ]);
 
     const withoutRoute = API_MD.replace('### `GET /metrics`', '### metrics');

@@ -17,7 +17,7 @@ const CONFIG_MD = read('docs/configuration.md');
 
 /** Codes from the sources that print them: the ConfigProblemCode union, startup.ts, the owner lock. */
 function codesInSource(): string[] {
-  const union = /export type ConfigProblemCode =([^;]+);/.exec(read('services/runtime/config.ts'))?.[1] ?? '';
+  const union = /export type ConfigProblemCode =([^;]+);/.exec(read('services/config/config.ts'))?.[1] ?? '';
   const config = [...union.matchAll(/'([a-z_]+)'/g)].map((m) => m[1]!);
   const startup = [...read('bin/commands/startup.ts').matchAll(/code: '([a-z_]+)'/g)].map((m) => m[1]!);
   const owner = [...read('persistence/owner-lock.ts').matchAll(/refusal\('([a-z_]+)'/g)].map((m) => m[1]!);

@@ -12,18 +12,24 @@ import { campaignMachine } from '../../machines/campaign.machine.js';
 import { OPERATOR_RULES, type Rule, type StateProbe } from '../../machines/campaign.rules.js';
 import type { CampaignContext, CampaignEvent, OperatorEvent } from '../../machines/campaign.types.js';
 import { backingOff } from '../../machines/campaign.guards.js';
-import { eventsFor, K_DONE, LATER, NOW, restoredRoots, restoreScope, US } from './graph-events.js';
-import { decisionRoots, eventsForDecisions } from './graph-decisions.js';
+import { eventsFor, FACTS, K_DONE, LATER, NOW, restoredRoots, restoreScope, US } from './graph-events.js';
+import { decisionInput, decisionRoots, eventsForDecisions } from './graph-decisions.js';
 import { instrumentGuards } from './guard-outcomes.js';
 import { declaredTransitions, namedTransitions, type DeclaredTransition } from './statechart-coverage.js';
 
 export type Snap = SnapshotFrom<typeof campaignMachine>;
 export const A = 'active.authority';
+/**
+ * The remote is discovered and fences by epoch (the good path's capabilities): the states the
+ * ENV_VARIANTS did not change, where a code from a capability row cannot come first.
+ */
+export const discovered = (s: { context: CampaignContext }): boolean => s.context.environment.capabilities?.epochEnforced === true;
 export const ATT = 'active.attention';
 // The same chart with every named guard recording its outcome during the traversal.
 export const { machine, recorder } = instrumentGuards(campaignMachine);
-// maxAttempts 1 so the attempt bound is reached within the traversal.
-export const INPUT = { campaignId: 'camp-1', controllerId: US, maxAttempts: 1 };
+// maxAttempts 1 so the attempt bound is reached within the traversal; created on TASK, with the
+// good path's environment (the alphabets' ENVIRONMENT events and roots vary it).
+export const INPUT = { campaignId: 'camp-1', controllerId: US, maxAttempts: 1, ...FACTS };
 /**
  * One actor scope for every pure step, collecting the actions instead of running them: what
  * `transition()` from xstate does, minus the throwaway actor it creates per call (whose initial
@@ -126,6 +132,9 @@ export function serializeState(s: Snap): string {
     failing: c.readFailures.consecutive > 0,
     // readDue compares the backoff with the tick's clock; the alphabet ticks only at NOW and LATER.
     backingOff: [backingOff(c, Date.parse(NOW)), backingOff(c, Date.parse(LATER))],
+    // The binding and the environment are what the capability, binding and attempt rows read.
+    binding: [c.binding.taskId, c.binding.contextId],
+    environment: [c.environment.capabilities && Object.values(c.environment.capabilities).join(''), c.environment.argusAvailable, c.environment.cadenceMs],
     // Where RESUME returns to matters only while paused.
     history: paused ? Object.values(s.historyValue).map((nodes) => nodes.map((n) => n.id)) : null,
   });
@@ -209,9 +218,12 @@ function traverse() {
   const started = performance.now();
   const { list: declared, byDefinition } = declaredTransitions(machine);
   const [initial] = initialTransition(machine, INPUT);
+  // The decision boundaries start where Argus can run (from the authority start too, so both
+  // alphabets' arrows out of the start are in `fromStart`).
+  const [argusInitial] = initialTransition(machine, decisionInput(INPUT));
   const alphabets = [
     { name: 'authority' as const, events: (s: Snap) => eventsFor(s), roots: restoredRoots(machine, INPUT) as Snap[] },
-    { name: 'decisions' as const, events: (s: Snap) => eventsForDecisions(s), roots: decisionRoots(machine, INPUT, restoreRoot) as Snap[] },
+    { name: 'decisions' as const, events: (s: Snap) => eventsForDecisions(s), roots: [argusInitial, ...decisionRoots(machine, INPUT, restoreRoot)] as Snap[] },
   ];
   const fromStart: Adjacency = new Map();
   const reachedStates = new Map<string, Snap>();
@@ -313,6 +325,8 @@ function probeOnce(s: Snap): StateProbe {
     heartbeat: authorityValue ? (authorityValue.heartbeat as string) : null,
     effectInFlight: EFFECT_STATES.some((p) => isIn(s, `${A}.${p}`)),
     questionSource: s.context.pendingQuestion?.source ?? null,
+    // Between a mutation's acceptance and its outcome: only controlling's mutation steps hold one.
+    mutationInFlight: ['verifying', 'journaling', 'relaying'].some((p) => isIn(s, `${A}.controlling.${p}`)),
   };
 }
 

@@ -20,7 +20,7 @@ import {
   type RenewLeaseOutput,
   type TickEvent,
 } from '../../machines/campaign.types.js';
-import { A, inControlling, inRelaying, isIn, rowHolds, serializeEvent, traversal, type Step } from './campaign-traversal.js';
+import { A, discovered, inControlling, inRelaying, isIn, rowHolds, serializeEvent, traversal, type Step } from './campaign-traversal.js';
 import { CLAIMS, MUTATIONS, READER_ID } from './graph-events.js';
 
 /** The answer of an invoked effect; the status reader's answer is READ_DONE. */
@@ -58,8 +58,9 @@ describe('campaign statechart: answers and observations', { timeout: 240_000 }, 
     for (const e of answersOf('relayMutation')) {
       const out = outputOf<RelayMutationOutput>(e.event);
       const appliedSubmit = out.outcome === 'applied' && e.state.context.pendingIntent?.kind === 'submit';
-      const learned = ofType<{ taskId?: string }>(e.emitted, 'BINDING_LEARNED');
-      expect([out, learned.map((l) => l.taskId)]).toEqual([out, appliedSubmit && out.outcome === 'applied' && out.taskId ? [out.taskId] : []]);
+      // The binding is the chart's: only an applied submit's new task changes it.
+      const learned = appliedSubmit && out.outcome === 'applied' && out.taskId ? out.taskId : null;
+      expect([out, e.nextState.context.binding.taskId]).toEqual([out, learned ?? e.state.context.binding.taskId]);
       expect(e.nextState.context.attemptsSubmitted - e.state.context.attemptsSubmitted).toBe(appliedSubmit ? 1 : 0);
     }
   });
@@ -78,7 +79,7 @@ describe('campaign statechart: answers and observations', { timeout: 240_000 }, 
 
   it('claims only with a TTL inside the bounds, and refuses the rest as ttl_out_of_bounds', () => {
     const ttlOnly = new Set(CLAIMS.filter((c) => c.breaks === null || c.breaks === 'ttl_out_of_bounds').map((c) => serializeEvent(c.event)));
-    const claims = traversal().steps.filter((e) => ttlOnly.has(e.key) && isIn(e.state, `${A}.observing`) && e.state.context.pendingIntent === null);
+    const claims = traversal().steps.filter((e) => ttlOnly.has(e.key) && isIn(e.state, `${A}.observing`) && e.state.context.pendingIntent === null && discovered(e.state));
     const tried = new Set<number>();
     for (const e of claims) {
       const ttl = (e.event as { ttlSeconds: number }).ttlSeconds;
@@ -87,13 +88,13 @@ describe('campaign statechart: answers and observations', { timeout: 240_000 }, 
       expect([ttl, isIn(e.nextState, `${A}.claiming`)]).toEqual([ttl, inBounds]);
       if (!inBounds) expect(explainRefusal(e.state, e.event as never)).toBe('ttl_out_of_bounds');
     }
-    expect([...tried].sort((a, b) => a - b)).toEqual([30, 60, 600, 600.5, 3600, 3601]);
+    expect([...tried].sort((a, b) => a - b)).toEqual([30, 120, 600, 600.5, 3600, 3601]);
   });
 
   it('refuses each broken claim rule in observing and control-lost with its code', () => {
     for (const { breaks, event } of CLAIMS.filter((c) => c.breaks !== null)) {
       const tries = (traversal().byEvent.get(serializeEvent(event)) ?? []).filter(
-        (e) => (isIn(e.state, `${A}.observing`) || isIn(e.state, `${A}.control-lost`)) && e.state.context.pendingIntent === null,
+        (e) => (isIn(e.state, `${A}.observing`) || isIn(e.state, `${A}.control-lost`)) && e.state.context.pendingIntent === null && discovered(e.state),
       );
       expect(tries.length, `claim breaking ${breaks} was tried`).toBeGreaterThan(0);
       for (const e of tries) expect([breaks, isIn(e.nextState, `${A}.claiming`), explainRefusal(e.state, event)]).toEqual([breaks, false, breaks]);
@@ -113,7 +114,9 @@ describe('campaign statechart: answers and observations', { timeout: 240_000 }, 
       const emitted = e.emitted;
       const settled = ofType<{ granted: boolean; epoch: number | null; code: string | null }>(emitted, 'CLAIM_SETTLED');
       expect(settled).toEqual([expect.objectContaining({ granted: confirmed, epoch: confirmed ? claimed!.epoch : null, code: confirmed ? null : (out.code ?? 'claim_not_confirmed') })]);
-      expect(ofType<{ contextId?: string }>(emitted, 'BINDING_LEARNED').map((b) => b.contextId)).toEqual(confirmed ? [contextId] : []);
+      // A granted claim binds the context it leased, if the campaign had none; a refused one changes nothing.
+      const before = e.state.context.binding;
+      expect(e.nextState.context.binding).toEqual(confirmed ? { ...before, contextId: before.contextId ?? contextId } : before);
     }
   });
 
@@ -240,7 +243,7 @@ describe('campaign statechart: answers and observations', { timeout: 240_000 }, 
     for (const e of ticks) {
       const t = e.event as TickEvent;
       const wasIdle = e.state.matches({ active: { heartbeat: 'idle' } });
-      const reads = wasIdle && readDue(e.state.context, t);
+      const reads = wasIdle && readDue(e.state.context, t.now);
       sides.add(`read:${reads}`);
       expect([t, wasIdle, e.nextState.matches({ active: { heartbeat: 'reading' } })]).toEqual([t, wasIdle, wasIdle ? reads : true]);
       if (isIn(e.state, READY) || isIn(e.state, `${A}.controlling.renewing`)) {
@@ -249,7 +252,7 @@ describe('campaign statechart: answers and observations', { timeout: 240_000 }, 
         expect([t, isIn(e.nextState, `${A}.control-lost`)]).toEqual([t, late]);
       }
       if (isIn(e.state, READY)) {
-        const due = !leaseRenewalDeadlinePassed(e.state.context.lease, t.now) && leaseDueForRenewal(e.state.context.lease, t.now, t.cadenceMs);
+        const due = !leaseRenewalDeadlinePassed(e.state.context.lease, t.now) && leaseDueForRenewal(e.state.context.lease, t.now, e.state.context.environment.cadenceMs);
         sides.add(`renew:${due}`);
         expect([t, isIn(e.nextState, `${A}.controlling.renewing`)]).toEqual([t, due]);
       }
@@ -262,7 +265,7 @@ describe('campaign statechart: answers and observations', { timeout: 240_000 }, 
     const sides = new Set<string>();
     for (const e of observes) {
       const o = e.event as ObserveEvent;
-      const reads = e.state.matches({ active: { heartbeat: 'idle' } }) && o.binding.taskId !== null;
+      const reads = e.state.matches({ active: { heartbeat: 'idle' } }) && e.state.context.binding.taskId !== null;
       sides.add(`read:${reads}`);
       if (reads && backingOff(e.state.context, Date.parse(o.now))) sides.add('read-in-backoff');
       expect([o, e.nextState.matches({ active: { heartbeat: 'reading' } })]).toEqual([o, reads || e.state.matches({ active: { heartbeat: 'reading' } })]);

@@ -8,8 +8,9 @@ import { createActor, fromCallback, fromPromise, initialTransition } from 'xstat
 import { describe, expect, it } from 'vitest';
 import { ANSWER_RULES, explainRefusal, MUTATION_RULES } from '../../machines/campaign.rules.js';
 import type { ClaimLeaseOutput, JournalIntentOutput, MutateEvent, OperatorAnswerEvent, OperatorEvent, ReadLeaseOutput } from '../../machines/campaign.types.js';
-import { leaseOutlivesSend, readbackShowsOurLease } from '../../machines/campaign.guards.js';
+import { leaseOutlivesSend, mutationTarget, readbackShowsOurLease } from '../../machines/campaign.guards.js';
 import {
+  discovered,
   A,
   emitted,
   emittedBy,
@@ -67,7 +68,7 @@ describe('campaign statechart: authority, by enumeration', { timeout: 240_000 },
         expect(e.state.context.pendingQuestion?.source).toBe('remote');
         for (const rule of ANSWER_RULES) expect([rowName(rule), rowHolds(rule, e.state, a)]).toEqual([rowName(rule), true]);
         const mutation = { kind: 'answer', text: a.answer, questionKey: a.questionKey };
-        expect(e.nextState.context.pendingIntent).toEqual({ requestId: a.requestId, kind: 'answer', epoch: e.state.context.lease!.epoch, mutation, binding: a.binding, readback: null, decisionId: null });
+        expect(e.nextState.context.pendingIntent).toEqual({ requestId: a.requestId, kind: 'answer', epoch: e.state.context.lease!.epoch, mutation, binding: mutationTarget(e.state.context), readback: null, decisionId: null });
         continue;
       }
       // The operator's MUTATE, or the one an approved proposal raised within the mission poll's answer.
@@ -76,7 +77,7 @@ describe('campaign statechart: authority, by enumeration', { timeout: 240_000 },
       by.add(m!.approval.kind === 'review' && e.event.type !== 'MUTATE' ? 'raised' : 'mutate');
       for (const rule of MUTATION_RULES) expect([rowName(rule), rowHolds(rule, e.state, m!)]).toEqual([rowName(rule), true]);
       const decisionId = m!.approval.kind === 'review' ? m!.approval.decisionId : null;
-      expect(e.nextState.context.pendingIntent).toEqual({ requestId: m!.requestId, kind: m!.mutation.kind, epoch: m!.epoch, mutation: m!.mutation, binding: m!.binding, readback: null, decisionId });
+      expect(e.nextState.context.pendingIntent).toEqual({ requestId: m!.requestId, kind: m!.mutation.kind, epoch: m!.epoch, mutation: m!.mutation, binding: mutationTarget(e.state.context), readback: null, decisionId });
     }
     expect([...by].sort()).toEqual(['answer', 'mutate', 'raised']);
     const journaling = entries('journaling');
@@ -98,7 +99,7 @@ describe('campaign statechart: authority, by enumeration', { timeout: 240_000 },
 
   it('refuses each broken rule in controlling.ready, with the code the services report', () => {
     for (const { breaks, event } of MUTATIONS.filter((m) => m.breaks !== null)) {
-      const tries = (traversal().byEvent.get(serializeEvent(event)) ?? []).filter((e) => isIn(e.state, `${A}.controlling.ready`));
+      const tries = (traversal().byEvent.get(serializeEvent(event)) ?? []).filter((e) => isIn(e.state, `${A}.controlling.ready`) && discovered(e.state));
       expect(tries.length, `MUTATE breaking ${breaks} was tried`).toBeGreaterThan(0);
       for (const e of tries) {
         expect(isIn(e.nextState, `${A}.controlling.verifying`)).toBe(false);
@@ -109,7 +110,7 @@ describe('campaign statechart: authority, by enumeration', { timeout: 240_000 },
 
   it("refuses each broken answer rule for the remote's question in controlling.ready, with the code the services report", () => {
     for (const { breaks, event } of ANSWERS.filter((a) => a.breaks !== null)) {
-      const tries = (traversal().byEvent.get(serializeEvent(event)) ?? []).filter((e) => isIn(e.state, `${A}.controlling.ready`) && e.state.context.pendingQuestion?.source === 'remote');
+      const tries = (traversal().byEvent.get(serializeEvent(event)) ?? []).filter((e) => isIn(e.state, `${A}.controlling.ready`) && e.state.context.pendingQuestion?.source === 'remote' && discovered(e.state));
       expect(tries.length, `answer breaking ${breaks} was tried`).toBeGreaterThan(0);
       for (const e of tries) {
         expect(isIn(e.nextState, `${A}.controlling.verifying`)).toBe(false);
@@ -136,7 +137,7 @@ describe('campaign statechart: authority, by enumeration', { timeout: 240_000 },
 
   it('refuses OPERATOR_CLAIM while an intent is open, wherever a claim is otherwise possible', () => {
     const valid = serializeEvent(claimEvent());
-    const tries = (traversal().byEvent.get(valid) ?? []).filter((e) => e.state.context.pendingIntent !== null && e.state.matches('active'));
+    const tries = (traversal().byEvent.get(valid) ?? []).filter((e) => e.state.context.pendingIntent !== null && e.state.matches('active') && discovered(e.state));
     expect(tries.some((e) => isIn(e.state, `${A}.control-lost`)), 'a claim tried in control-lost with an intent open').toBe(true);
     for (const e of tries) {
       expect(isIn(e.nextState, `${A}.claiming`)).toBe(false);
@@ -157,6 +158,8 @@ describe('campaign statechart: authority, by enumeration', { timeout: 240_000 },
     for (const s of traversal().reachedStates.values()) {
       if (inControlling(s) || s.status === 'done') continue;
       expect(s.can(valid)).toBe(false);
+      // An undiscovered or unfenced remote is refused first, wherever the campaign is (policy.graph).
+      if (!discovered(s)) continue;
       expect(explainRefusal(s, valid)).toMatch(/^(lease_required|intent_unresolved|campaign_paused)$/);
     }
   });

@@ -25,7 +25,7 @@ import type {
 } from '../../machines/campaign.types.js';
 import { readerOf } from '../fixtures/ask-reader.js';
 import { checkOutputs, DECISION_READS, DEADLINE, ITEM, PROJECT } from './graph-decisions.js';
-import { K_DONE, NOW, tick } from './graph-events.js';
+import { BOUND, ENV, K_DONE, NOW, tick } from './graph-events.js';
 
 type Read = Extract<ReadStatusOutput, { ok: true }>;
 const effects = {
@@ -52,7 +52,7 @@ function start(logic: AnyActorLogic, snapshot?: unknown) {
     seen.add(ref.sessionId);
     inputs[ref.id]!.push((ev.snapshot as unknown as { input: unknown }).input);
   };
-  const actor = createActor(logic, { input: { campaignId: 'camp-1', maxAttempts: 3 }, inspect, ...(snapshot ? { snapshot: snapshot as never } : {}) }).start();
+  const actor = createActor(logic, { input: { campaignId: 'camp-1', maxAttempts: 3, binding: BOUND, environment: { ...ENV, argusAvailable: true } }, inspect, ...(snapshot ? { snapshot: snapshot as never } : {}) }).start();
   return { actor, inputs };
 }
 
@@ -60,7 +60,7 @@ describe('decision effects', () => {
   it('hands each of the five decision effects exactly its input: the binding its project, Foreman the event and the attempt count, Argus the event with the Foreman hint, the poll the mission event', async () => {
     const logic = campaignMachine.provide({ actors: effects });
     const first = start(logic);
-    first.actor.send({ type: 'BIND_MISSION', argusAvailable: true });
+    first.actor.send({ type: 'BIND_MISSION' });
     await waitFor(first.actor, (s) => s.context.argus.projectId !== null);
     expect(first.inputs.bindMission).toEqual([{ campaignId: 'camp-1', projectId: null }]);
     const persisted = JSON.parse(JSON.stringify(first.actor.getPersistedSnapshot()));

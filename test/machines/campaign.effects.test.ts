@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { createActor, fromPromise, waitFor, type InspectionEvent } from 'xstate';
 import { campaignMachine } from '../../machines/campaign.machine.js';
 import type {
+  BindingFacts,
   ClaimLeaseInput,
   ClaimLeaseOutput,
   JournalIntentInput,
@@ -24,7 +25,7 @@ import type {
   RenewLeaseInput,
   RenewLeaseOutput,
 } from '../../machines/campaign.types.js';
-import { BOUND, CADENCE_MS, claimEvent, CONTEXT, EPOCH, FULL, LATER, mutateEvent, NOW, READ_AT, TASK, tick, US } from './graph-events.js';
+import { BOUND, CADENCE_MS, claimEvent, CONTEXT, ENV, EPOCH, LATER, mutateEvent, NOW, observe, READ_AT, TASK, tick, US } from './graph-events.js';
 import { readerOf } from '../fixtures/ask-reader.js';
 
 const RENEWED_UNTIL = '2030-01-01T00:20:00.000Z';
@@ -38,7 +39,7 @@ const effects = {
     // The remote shows our hold (a read's readback judges the lease).
     readback: { holder: input.controllerId, epoch: EPOCH, expiresAt: RENEWED_UNTIL, readAt: input.now },
     observation: {
-      view: { taskId: input.taskId, contextId: input.contextId ?? '', state: 'working', stage: null, revision: 1, attempt: 1, attemptId: 'att-1', artifactIds: [], lease: null, missionComplete: false, latestAgentMessageDigest: null, fingerprint: `fp:${input.taskId}`, observedAt: input.now },
+      view: { taskId: input.taskId, contextId: input.contextId ?? '', state: 'completed', stage: null, revision: 1, attempt: 1, attemptId: 'att-1', artifactIds: [], lease: null, missionComplete: false, latestAgentMessageDigest: null, fingerprint: `fp:${input.taskId}`, observedAt: input.now },
       events: [],
       wakes: [],
       drafts: [],
@@ -73,7 +74,7 @@ const effects = {
 const IDS = Object.keys(effects);
 
 /** A live actor and, per invoked effect id, the inputs it was started with (from inspection); the reader's are its READs. */
-function start(maxAttempts: number) {
+function start(maxAttempts: number, binding: BindingFacts = BOUND) {
   const inputs: Record<string, unknown[]> = Object.fromEntries(IDS.map((id) => [id, []]));
   const seen = new Set<string>();
   const inspect = (ev: InspectionEvent) => {
@@ -85,7 +86,7 @@ function start(maxAttempts: number) {
     inputs[ref.id]!.push((ev.snapshot as unknown as { input: unknown }).input);
   };
   const actor = createActor(campaignMachine.provide({ actors: effects }), {
-    input: { campaignId: 'camp-1', controllerId: US, maxAttempts, createdAt: '2029-12-01T00:00:00.000Z' },
+    input: { campaignId: 'camp-1', controllerId: US, maxAttempts, createdAt: '2029-12-01T00:00:00.000Z', binding, environment: ENV },
     inspect,
   }).start();
   return { actor, inputs };
@@ -109,7 +110,7 @@ describe('campaign effects', () => {
     await waitFor(actor, (s) => s.matches(ready) && s.context.pendingIntent === null);
     actor.send(mutate('amb-2', { kind: 'submit', text: 'train v3' }, LATER));
     await waitFor(actor, (s) => s.matches({ active: { authority: { 'ambiguous-intent': 'unresolved' } } }));
-    actor.send({ type: 'RESOLVE_INTENT', capabilities: FULL });
+    actor.send({ type: 'RESOLVE_INTENT' });
     await waitFor(actor, (s) => s.matches({ active: { authority: 'observing' } }));
 
     const base = { campaignId: 'camp-1' };
@@ -136,11 +137,11 @@ describe('campaign effects', () => {
   });
 
   it('keeps the hold on renewal: same epoch and heldSince, the renewed expiry and confirmation instant', async () => {
-    const { actor } = start(3);
-    actor.send(claimEvent({ ttlSeconds: 900, binding: { taskId: null, contextId: CONTEXT } }));
+    const { actor } = start(3, { taskId: null, contextId: CONTEXT });
+    actor.send(claimEvent({ ttlSeconds: 900 }));
     await waitFor(actor, (s) => s.matches(ready));
     const held = actor.getSnapshot().context.lease!;
-    actor.send(tick({ now: LATER, binding: { taskId: null, contextId: CONTEXT } }));
+    actor.send(tick({ now: LATER }));
     await waitFor(actor, (s) => s.matches(ready) && s.context.lease?.expiresAt === RENEWED_UNTIL);
     expect(actor.getSnapshot().context.lease).toEqual({ ...held, expiresAt: RENEWED_UNTIL, confirmedAt: LATER });
     expect(held).toMatchObject({ epoch: EPOCH, heldSince: READ_AT, confirmedAt: READ_AT, contextId: CONTEXT, ttlSeconds: 900 });
@@ -151,6 +152,12 @@ describe('campaign effects', () => {
     const { actor, inputs } = start(5);
     actor.send(claimEvent());
     await waitFor(actor, (s) => s.matches(ready));
+    // One attempt at a time: a submit waits for a read that shows the bound task terminal.
+    const observed = async () => {
+      actor.send(observe());
+      await waitFor(actor, (s) => s.matches(ready) && s.context.remote?.taskId === s.context.binding.taskId);
+    };
+    await observed();
     const settle = async (e: MutateEvent) => {
       actor.send(e);
       await waitFor(actor, (s) => s.context.pendingIntent === null || s.matches({ active: { authority: { 'ambiguous-intent': 'unresolved' } } }));
@@ -160,9 +167,12 @@ describe('campaign effects', () => {
     await settle(mutate('req-2'));
     await settle(mutate('req-3', { kind: 'cancel', reason: 'diverged' }));
     expect(actor.getSnapshot().context.attemptsSubmitted).toBe(1);
+    // The applied submit bound its new task; a read of it (completed) lets the next submit through.
+    expect(actor.getSnapshot().context.binding).toEqual({ taskId: 'task-for-req-2', contextId: CONTEXT });
+    await observed();
     await settle(mutate('amb-na-4'));
     expect(actor.getSnapshot().matches({ active: { authority: 'ambiguous-intent' } })).toBe(true);
-    actor.send({ type: 'RESOLVE_INTENT', capabilities: FULL });
+    actor.send({ type: 'RESOLVE_INTENT' });
     await waitFor(actor, (s) => s.matches({ active: { authority: 'observing' } }));
     expect(inputs.readBackIntent).toEqual([{ campaignId: 'camp-1', requestId: 'amb-na-4', kind: 'submit', readbackSupported: true }]);
     // Read back as not applied: still one attempt.

@@ -9,13 +9,15 @@ import { describe, expect, it, vi } from 'vitest';
 import { createActor, fromPromise, waitFor, type AnyActorLogic } from 'xstate';
 import { initialArgusMemory } from '../../machines/campaign.argus.js';
 import { campaignMachine, CAMPAIGN_MACHINE_VERSION } from '../../machines/campaign.machine.js';
-import { checkRestorable, settleInterrupted } from '../../machines/campaign.restore.js';
+import { checkRestorable, settleInterrupted, withEnvironment } from '../../machines/campaign.restore.js';
 import type { ArgusCheckOutput, ArgusTurnOutput, BindMissionOutput, CampaignEmitted, ForemanAssessOutput, ReadStatusInput, ReadStatusOutput, VerifyBindingOutput } from '../../machines/campaign.types.js';
 import { readerOf } from '../fixtures/ask-reader.js';
 import { checkOutputs, DECISION_READS, DEADLINE, ITEM, PROJECT, WOKE_AT } from './graph-decisions.js';
-import { claimEvent, CLAIM_OUTPUTS, NOW, tick } from './graph-events.js';
+import { BOUND, claimEvent, CLAIM_OUTPUTS, ENV, NOW, tick } from './graph-events.js';
 
-const INPUT = { campaignId: 'camp-1', maxAttempts: 2 };
+/** Argus's runtime is here (the decision effects run); the remote as discovered. */
+const ARGUS_ENV = { ...ENV, argusAvailable: true };
+const INPUT = { campaignId: 'camp-1', maxAttempts: 2, binding: BOUND, environment: ARGUS_ENV };
 const LATER_NOW = '2030-01-01T01:00:00.000Z';
 const never = <T>() => new Promise<T>(() => {});
 type Read = Extract<ReadStatusOutput, { ok: true }>;
@@ -49,16 +51,18 @@ function world(over: { read?: Read; turn?: () => Promise<ArgusTurnOutput>; check
 /** A campaign bound to its mission, with the events that follow (each settled before the next). */
 async function bound(logic: AnyActorLogic) {
   const actor = createActor(logic, { input: INPUT }).start();
-  actor.send({ type: 'BIND_MISSION', argusAvailable: true });
+  actor.send({ type: 'BIND_MISSION' });
   await waitFor(actor, (s) => s.context.argus.projectId === PROJECT && s.matches({ active: { attention: 'idle' } }));
   return actor;
 }
 
 /** JSON on disk, then the host's restore path; the NEEDS_YOU and wake-log records it hands back. */
 function restore(snapshot: unknown, version = CAMPAIGN_MACHINE_VERSION): { snapshot: unknown; emitted: CampaignEmitted[] } {
-  const check = checkRestorable(JSON.parse(JSON.stringify({ version, snapshot })));
+  const check = checkRestorable(JSON.parse(JSON.stringify({ version, snapshot })), BOUND);
   if (!check.ok) throw new Error(`refused ${check.version}`);
-  return settleInterrupted(check.snapshot, LATER_NOW);
+  // As the host restores it: settled, then with this process's environment.
+  const settled = settleInterrupted(check.snapshot, LATER_NOW);
+  return { ...settled, snapshot: withEnvironment(settled.snapshot, ARGUS_ENV) };
 }
 const start = (logic: AnyActorLogic, snapshot: unknown) => createActor(logic, { snapshot: snapshot as never, input: INPUT }).start();
 const childIds = (actor: { getSnapshot(): { children: Record<string, unknown> } }) => Object.keys(actor.getSnapshot().children).sort();
@@ -152,7 +156,7 @@ describe('campaign@5: a decision in flight is settled on restore, never replayed
     }
     expect(again.calls.argusTurn).not.toHaveBeenCalled();
     // Only the operator's answer wakes Argus again: one turn, for the answer.
-    restored.send({ type: 'OPERATOR_ANSWER', questionKey: key, answer: 'go on', now: NOW, argusAvailable: true, requestId: 'r', mutationInFlight: false, boundTaskState: null, capabilities: null, binding: { taskId: null, contextId: null } });
+    restored.send({ type: 'OPERATOR_ANSWER', questionKey: key, answer: 'go on', now: NOW, requestId: 'r' });
     await waitFor(restored, (x) => x.matches({ active: { attention: 'idle' } }));
     expect(again.calls.argusTurn).toHaveBeenCalledTimes(1);
     expect(again.calls.argusTurn.mock.calls[0]![0]).toMatchObject({ wake: { dedupeKey: `answer:${key}`, answer: { text: 'go on' } } });
@@ -205,7 +209,7 @@ describe('campaign@5: a decision in flight is settled on restore, never replayed
   it('a mission bind in flight restores in idle; nothing is bound or invoked until the operator asks again', async () => {
     const first = world({ bind: () => never() });
     const actor = createActor(first.logic, { input: INPUT }).start();
-    actor.send({ type: 'BIND_MISSION', argusAvailable: true });
+    actor.send({ type: 'BIND_MISSION' });
     expect(actor.getSnapshot().matches({ active: { attention: 'binding' } })).toBe(true);
     const persisted = actor.getPersistedSnapshot();
     actor.stop();

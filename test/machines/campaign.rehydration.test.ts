@@ -2,7 +2,10 @@ import { describe, expect, it, vi } from 'vitest';
 import { createActor, fromPromise, waitFor } from 'xstate';
 import { campaignMachine, CAMPAIGN_MACHINE_VERSION, EFFECT_IN_FLIGHT, initialCampaignContext } from '../../machines/campaign.machine.js';
 import { explainRefusal } from '../../machines/campaign.rules.js';
+import { NO_ENVIRONMENT } from '../../machines/campaign.types.js';
 import type {
+  BindingFacts,
+  CampaignContext,
   ClaimLeaseInput,
   ClaimLeaseOutput,
   JournalIntentInput,
@@ -19,13 +22,18 @@ import type {
   RenewLeaseInput,
   RenewLeaseOutput,
 } from '../../machines/campaign.types.js';
-import { checkRestorable, settleInterrupted } from '../../machines/campaign.restore.js';
+import { checkRestorable, settleInterrupted, withEnvironment } from '../../machines/campaign.restore.js';
 import { isQuiescent } from '../../machines/campaign.version.js';
 import { readerOf } from '../fixtures/ask-reader.js';
 import { allStateNodes } from './statechart-coverage.js';
-import { answerEvent, claimEvent, EPOCH, FULL, LATER, mutateEvent, NOW, OURS, READ_BLOCKED, tick } from './graph-events.js';
+import { answerEvent, BOUND, claimEvent, CONTEXT, ENV, environmentEvent, EPOCH, FACTS, LATER, mutateEvent, NOW, OURS, READ_BLOCKED, TASK, tick } from './graph-events.js';
 
-const INPUT = { campaignId: 'camp-1', maxAttempts: 2 };
+/**
+ * Created on a context, before its first submit (no task bound: no attempt running, nothing to
+ * read); TASK_INPUT is bound to a task (its reads run on TICK).
+ */
+const INPUT = { campaignId: 'camp-1', maxAttempts: 2, binding: { taskId: null, contextId: CONTEXT }, environment: ENV };
+const TASK_INPUT = { ...INPUT, ...FACTS };
 
 type Fns = {
   relay?: (input: RelayMutationInput) => Promise<RelayMutationOutput>;
@@ -58,8 +66,8 @@ function wired(fns: Fns = {}) {
 const submit = (requestId: string): MutateEvent => mutateEvent({ requestId });
 const READY = { active: { authority: { controlling: 'ready' } } } as const;
 
-async function controllingActor(machine: ReturnType<typeof wired>) {
-  const actor = createActor(machine, { input: INPUT }).start();
+async function controllingActor(machine: ReturnType<typeof wired>, input: typeof INPUT | typeof TASK_INPUT = INPUT) {
+  const actor = createActor(machine, { input }).start();
   actor.send(claimEvent());
   await waitFor(actor, (s) => s.matches(READY));
   return actor;
@@ -69,7 +77,7 @@ async function controllingActor(machine: ReturnType<typeof wired>) {
 const throughDisk = (snapshot: unknown) => JSON.parse(JSON.stringify({ version: CAMPAIGN_MACHINE_VERSION, snapshot })) as { version: string; snapshot: unknown };
 /** What the host does with it (campaign-host.ts): refuse an unknown version, then settle what was in flight. */
 function hostRestore(stored: { version: string; snapshot: unknown }): unknown {
-  const check = checkRestorable(stored);
+  const check = checkRestorable(stored, BOUND);
   if (!check.ok) throw new Error(`expected a restorable snapshot, got ${check.version}`);
   return settleInterrupted(check.snapshot, NOW).snapshot;
 }
@@ -79,7 +87,7 @@ describe('campaign actor: persist and restore', () => {
     const actor = await controllingActor(wired());
     expect(isQuiescent(actor.getSnapshot())).toBe(true);
     const stored = throughDisk(actor.getPersistedSnapshot());
-    const check = checkRestorable(stored);
+    const check = checkRestorable(stored, BOUND);
     expect(check.ok).toBe(true);
     const restored = createActor(wired(), { snapshot: check.ok ? (check.snapshot as never) : undefined, input: INPUT }).start();
     expect(restored.getSnapshot().value).toEqual(actor.getSnapshot().value);
@@ -97,7 +105,7 @@ describe('campaign actor: persist and restore', () => {
     expect(restored.getSnapshot().matches({ active: { authority: 'ambiguous-intent' } })).toBe(true);
     expect(restored.getSnapshot().can(submit('req-10'))).toBe(false);
     expect(explainRefusal(restored.getSnapshot(), submit('req-10'))).toBe('intent_unresolved');
-    restored.send({ type: 'RESOLVE_INTENT', capabilities: FULL });
+    restored.send({ type: 'RESOLVE_INTENT' });
     await waitFor(restored, (s) => s.matches({ active: { authority: 'observing' } }));
     expect(readBack).toHaveBeenCalledWith(expect.objectContaining({ requestId: 'req-9', readbackSupported: true }));
     expect(relay).not.toHaveBeenCalled();
@@ -122,7 +130,7 @@ describe('campaign actor: persist and restore', () => {
   it('a restore while reading settles in heartbeat.idle; the next TICK re-runs the status read, with the same input, and only the read', async () => {
     const pending = vi.fn((_: ReadStatusInput) => new Promise<ReadStatusOutput>(() => {}));
     const relay = vi.fn(applied);
-    const actor = await controllingActor(wired({ read: pending, relay }));
+    const actor = await controllingActor(wired({ read: pending, relay }), TASK_INPUT);
     actor.send(tick());
     expect(actor.getSnapshot().matches({ active: { heartbeat: 'reading' } })).toBe(true);
     // Reading is no effect-in-flight: the host may persist it.
@@ -146,7 +154,7 @@ describe('campaign actor: persist and restore', () => {
   });
 
   it('restores a campaign@3 snapshot (per-read child, no reader) with a live reader, and reads on the next TICK', async () => {
-    const actor = await controllingActor(wired());
+    const actor = await controllingActor(wired(), TASK_INPUT);
     const current = throughDisk(actor.getPersistedSnapshot());
     actor.stop();
     // What campaign@3 wrote mid-read: its per-read promise child, no long-lived reader.
@@ -181,7 +189,7 @@ describe('campaign actor: persist and restore', () => {
     );
     const renew = async (): Promise<RenewLeaseOutput> => ({ lease: { ...OURS, readAt: LATER }, code: null });
     const readBack = async (i: ReadBackIntentInput): Promise<ReadBackIntentOutput> => ({ requestId: i.requestId, status: 'applied', taskId: null });
-    const actor = createActor(wired({ relay, renew, readBack }), { input: INPUT });
+    const actor = createActor(wired({ relay, renew, readBack }), { input: TASK_INPUT });
     const onSnapshot = (s: ReturnType<typeof actor.getSnapshot>) => {
       if (s.hasTag(EFFECT_IN_FLIGHT)) seenTagged.add(JSON.stringify((s.value as { active: { authority: unknown } }).active.authority));
       if (isQuiescent(s)) persisted.push(throughDisk(actor.getPersistedSnapshot()).snapshot);
@@ -192,11 +200,12 @@ describe('campaign actor: persist and restore', () => {
     await waitFor(actor, (s) => s.matches(READY));
     actor.send(tick({ now: LATER }));
     await waitFor(actor, (s) => s.matches(READY) && s.matches({ active: { heartbeat: 'idle' } }) && s.context.lease?.confirmedAt === LATER);
-    actor.send(submit('req-1'));
+    // An intervene: the bound task is never read here (a submit would wait for it to end).
+    actor.send(mutateEvent({ requestId: 'req-1', mutation: { kind: 'intervene', instruction: 'x' } }));
     await waitFor(actor, (s) => s.matches(READY) && s.context.pendingIntent === null);
     actor.send(mutateEvent({ requestId: 'req-amb', mutation: { kind: 'cancel', reason: 'x' } }));
     await waitFor(actor, (s) => s.matches({ active: { authority: { 'ambiguous-intent': 'unresolved' } } }));
-    actor.send({ type: 'RESOLVE_INTENT', capabilities: FULL });
+    actor.send({ type: 'RESOLVE_INTENT' });
     await waitFor(actor, (s) => s.matches({ active: { authority: 'observing' } }));
     expect(seenTagged.size).toBe(6);
     expect(persisted.length).toBeGreaterThan(0);
@@ -207,21 +216,45 @@ describe('campaign actor: persist and restore', () => {
     actor.stop();
   });
 
-  it('refuses campaign@2 and any unknown machine version (the caller fails closed); restores campaign@3, @4 and @5', () => {
-    expect(CAMPAIGN_MACHINE_VERSION).toBe('campaign@5');
-    expect(checkRestorable({ version: 'campaign@2', snapshot: {} })).toEqual({ ok: false, code: 'machine_version_unknown', version: 'campaign@2' });
-    expect(checkRestorable({ version: 'campaign@0', snapshot: {} })).toEqual({ ok: false, code: 'machine_version_unknown', version: 'campaign@0' });
-    expect(checkRestorable({ version: 'campaign@999', snapshot: {} }).ok).toBe(false);
+  it('refuses campaign@2 and any unknown machine version (the caller fails closed); restores campaign@3, @4, @5 and @6', () => {
+    expect(CAMPAIGN_MACHINE_VERSION).toBe('campaign@6');
+    expect(checkRestorable({ version: 'campaign@2', snapshot: {} }, BOUND)).toEqual({ ok: false, code: 'machine_version_unknown', version: 'campaign@2' });
+    expect(checkRestorable({ version: 'campaign@0', snapshot: {} }, BOUND)).toEqual({ ok: false, code: 'machine_version_unknown', version: 'campaign@0' });
+    expect(checkRestorable({ version: 'campaign@999', snapshot: {} }, BOUND).ok).toBe(false);
     // Not snapshot-shaped: handed on untouched, for XState to refuse.
-    expect(checkRestorable({ version: 'campaign@3', snapshot: { x: 1 } })).toEqual({ ok: true, snapshot: { x: 1 } });
-    expect(checkRestorable({ version: 'campaign@4', snapshot: { x: 1 } })).toEqual({ ok: true, snapshot: { x: 1 } });
-    expect(checkRestorable({ version: 'campaign@5', snapshot: { x: 1 } })).toEqual({ ok: true, snapshot: { x: 1 } });
+    for (const version of ['campaign@3', 'campaign@4', 'campaign@5', 'campaign@6']) expect(checkRestorable({ version, snapshot: { x: 1 } }, BOUND)).toEqual({ ok: true, snapshot: { x: 1 } });
+  });
+
+  it('restores a campaign@5 snapshot with the binding its document kept (and the context a read or the lease named), and an empty environment', async () => {
+    const actor = await controllingActor(wired(), TASK_INPUT);
+    const current = throughDisk(actor.getPersistedSnapshot()).snapshot as { context: Record<string, unknown> };
+    actor.stop();
+    // What campaign@5 wrote: no binding, no environment in the context (the document held the binding).
+    const { binding: _b, environment: _e, ...context5 } = current.context;
+    const v5 = { version: 'campaign@5', snapshot: { ...current, context: context5 } };
+    const restore = (binding: BindingFacts) => {
+      const check = checkRestorable(v5, binding);
+      if (!check.ok) throw new Error('expected restorable');
+      return (check.snapshot as { context: CampaignContext }).context;
+    };
+    expect(restore(BOUND)).toMatchObject({ binding: BOUND, environment: NO_ENVIRONMENT });
+    // A document binding with no context: the lease's context (no read saw the task yet).
+    expect(restore({ taskId: TASK, contextId: null }).binding).toEqual({ taskId: TASK, contextId: CONTEXT });
+    expect(restore({ taskId: null, contextId: null }).binding).toEqual({ taskId: null, contextId: CONTEXT });
+    // The restored actor takes the host's environment and reads its bound task on TICK.
+    const read = vi.fn(quietRead);
+    const restored = createActor(wired({ read }), { snapshot: withEnvironment(hostRestore(v5), ENV) as never, input: INPUT }).start();
+    expect(restored.getSnapshot().context.environment).toEqual(ENV);
+    restored.send(tick());
+    await waitFor(restored, (s) => s.matches({ active: { heartbeat: 'idle' } }) && read.mock.calls.length === 1);
+    expect(read.mock.calls[0]![0]).toMatchObject({ taskId: TASK, contextId: CONTEXT });
+    restored.stop();
   });
 });
 
 describe('campaign actor: behaviour with real effects', () => {
   it('emits exactly one CONTROL_LOST when renewal fails, and keeps reading', async () => {
-    const actor = await controllingActor(wired());
+    const actor = await controllingActor(wired(), TASK_INPUT);
     const lost = vi.fn();
     actor.on('CONTROL_LOST', lost);
     actor.send(tick({ now: LATER }));
@@ -242,7 +275,7 @@ describe('campaign actor: behaviour with real effects', () => {
     await waitFor(actor, (s) => s.matches({ active: { authority: 'ambiguous-intent' } }));
     expect(ambiguous).toHaveBeenCalledWith({ type: 'INTENT_AMBIGUOUS', campaignId: 'camp-1', requestId: 'req-1', kind: 'submit' });
     expect(actor.getSnapshot().context).toMatchObject({ lease: null, pendingIntent: { requestId: 'req-1', kind: 'submit' }, lastErrorCode: 'remote_timeout' });
-    actor.send({ type: 'RESOLVE_INTENT', capabilities: FULL }); // the remote cannot answer: stay in doubt
+    actor.send({ type: 'RESOLVE_INTENT' }); // the remote cannot answer: stay in doubt
     await waitFor(actor, (s) => s.matches({ active: { authority: { 'ambiguous-intent': 'unresolved' } } }));
     expect(relay).toHaveBeenCalledTimes(1);
   });
@@ -261,7 +294,7 @@ describe('campaign actor: behaviour with real effects', () => {
   it("pause drops control; resume observes and returns attention to where it was; the remote's question is answered once control is claimed again", async () => {
     const read = async (input: ReadStatusInput): Promise<ReadStatusOutput> => ({ ...READ_BLOCKED, requestedAt: input.now, readback: { ...OURS, readAt: input.now } }) as ReadStatusOutput;
     const relay = vi.fn(applied);
-    const actor = await controllingActor(wired({ read, relay }));
+    const actor = await controllingActor(wired({ read, relay }), TASK_INPUT);
     const wakes = vi.fn();
     actor.on('WAKE_REQUESTED', wakes);
     actor.send(tick());
@@ -291,10 +324,11 @@ describe('campaign actor: behaviour with real effects', () => {
   it('explains refusals with stable codes', () => {
     const actor = createActor(campaignMachine, { input: INPUT }).start();
     expect(explainRefusal(actor.getSnapshot(), claimEvent({ ttlSeconds: 5 }))).toBe('ttl_out_of_bounds');
-    expect(explainRefusal(actor.getSnapshot(), { type: 'RESOLVE_INTENT', capabilities: FULL })).toBe('intent_not_found');
+    expect(explainRefusal(actor.getSnapshot(), { type: 'RESOLVE_INTENT' })).toBe('intent_not_found');
     expect(explainRefusal(actor.getSnapshot(), answerEvent({ questionKey: 'q', answer: 'a' }))).toBe('no_pending_question');
-    expect(explainRefusal(actor.getSnapshot(), { type: 'BIND_MISSION', argusAvailable: false })).toBe('argus_unavailable');
-    expect(explainRefusal(actor.getSnapshot(), { type: 'BIND_MISSION', argusAvailable: true })).toBeNull();
+    expect(explainRefusal(actor.getSnapshot(), { type: 'BIND_MISSION' })).toBe('argus_unavailable');
+    actor.send(environmentEvent({ argusAvailable: true }));
+    expect(explainRefusal(actor.getSnapshot(), { type: 'BIND_MISSION' })).toBeNull();
     expect(explainRefusal(actor.getSnapshot(), { type: 'RESUME', now: NOW })).toBe('not_paused');
     expect(explainRefusal(actor.getSnapshot(), claimEvent())).toBeNull();
     actor.send({ type: 'CLOSE' });

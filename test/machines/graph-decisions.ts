@@ -24,7 +24,6 @@ import type {
   CampaignEvent,
   CampaignInput,
   ForemanAssessOutput,
-  MutationFacts,
   OperatorAnswerEvent,
   VerifyBindingOutput,
 } from '../../machines/campaign.types.js';
@@ -32,13 +31,13 @@ import type { VerdictJournalEntry, VerdictProposal, VerdictProposalRead } from '
 import type { SignificantEvent } from '../../machines/vocabulary.js';
 import {
   answerEvent,
-  BOUND,
   claimEvent,
   CLAIM_OUTPUTS,
   done,
   draft,
+  ENV,
+  environmentEvent,
   error,
-  FULL,
   K_BLOCK,
   K_DONE,
   LATER,
@@ -127,13 +126,14 @@ export const TURN_OUTPUTS: ArgusTurnOutput[] = [
   { ok: false, wokeAt: WOKE_AT, code: 'argus_bad_result' },
 ];
 
-export const REVIEW_FACTS: MutationFacts = { mutationInFlight: false, boundTaskState: 'completed', capabilities: FULL, binding: BOUND, requestId: 'req-review' };
+/** The request id a relayed proposal gets (every other fact the chart judges it by is its context's). */
+export const REVIEW_REQUEST = 'req-review';
 
 /** What the verdict rule is meant to make of each check answer (the tests compare the chart with it). */
 export type CheckKind =
   | 'pending' | 'check-failed' | 'question' | 'question-listed' | 'mission-failed' | 'mission-aborted' | 'no-proposal' | 'proposal-unreadable' | 'proposal-other-event'
   | 'proposal-invalid' | 'mismatch-other-event' | 'mismatch-older' | 'approved-observe' | 'approved-submit' | 'approved-intervene'
-  | 'approved-cancel' | 'approved-submit-busy' | 'approved-submit-running' | 'consumed';
+  | 'approved-cancel' | 'consumed';
 
 /**
  * The mission poll's answers about the mission with event key `eventKey` and backlog item
@@ -148,7 +148,7 @@ export function checkOutputs(eventKey: string, itemId: string | null): Record<Ch
     proposal: { decision_id: DECISION, event_key: eventKey, kind, reason: 'because', evidence_refs: [], ...over },
   });
   const ok = (over: Partial<Extract<ArgusCheckOutput, { ok: true }>> = {}): ArgusCheckOutput => ({
-    ok: true, at: NOW, journal: [], backlog: [], pendingQuestions: [], proposal: { status: 'none' }, consumed: false, facts: REVIEW_FACTS, ...over,
+    ok: true, at: NOW, journal: [], backlog: [], pendingQuestions: [], proposal: { status: 'none' }, consumed: false, requestId: REVIEW_REQUEST, ...over,
   });
   const complete = [entry('mission_complete')];
   return {
@@ -169,8 +169,6 @@ export function checkOutputs(eventKey: string, itemId: string | null): Record<Ch
     'approved-submit': ok({ journal: complete, proposal: found('submit', { text: 'train v3' }) }),
     'approved-intervene': ok({ journal: complete, proposal: found('intervene', { instruction: 'lower lr' }) }),
     'approved-cancel': ok({ journal: complete, proposal: found('cancel') }),
-    'approved-submit-busy': ok({ journal: complete, proposal: found('submit', { text: 'train v3' }), facts: { ...REVIEW_FACTS, mutationInFlight: true } }),
-    'approved-submit-running': ok({ journal: complete, proposal: found('submit', { text: 'train v3' }), facts: { ...REVIEW_FACTS, boundTaskState: 'working' } }),
     consumed: ok({ journal: complete, proposal: found('cancel'), consumed: true }),
   };
 }
@@ -195,6 +193,9 @@ const AUTHORITY_ANSWERS: Record<string, unknown[]> = {
 };
 
 const STALE_ANSWER = answerEvent({ questionKey: 'not-the-question', answer: 'late' });
+const ARGUS_HERE = environmentEvent({ argusAvailable: true });
+const ARGUS_GONE = environmentEvent({ argusAvailable: false });
+const BIND_MISSION: CampaignEvent = { type: 'BIND_MISSION' };
 const FIXED: CampaignEvent[] = [
   claimEvent(),
   tick(),
@@ -205,8 +206,7 @@ const FIXED: CampaignEvent[] = [
     .flatMap(([id, outputs]) => [...outputs.map((o) => done(id, o)), error(id)]),
   error('argusCheck'),
   ...DECISION_READ_OUTPUTS.map((output) => ({ type: 'READ_DONE' as const, output })),
-  { type: 'BIND_MISSION', argusAvailable: true },
-  { type: 'BIND_MISSION', argusAvailable: false },
+  BIND_MISSION,
   STALE_ANSWER,
   { type: 'PAUSE' },
   { type: 'RESUME', now: NOW },
@@ -217,10 +217,10 @@ const FIXED: CampaignEvent[] = [
 const answersByKey = new Map<string, OperatorAnswerEvent[]>();
 const checksByMission = new Map<string, CampaignEvent[]>();
 
-/** The operator answers the question the view shows, with Argus available here or not. */
+/** The operator answers the question the view shows (Argus available here or not is the environment's). */
 export function currentAnswers(key: string): OperatorAnswerEvent[] {
   let found = answersByKey.get(key);
-  if (!found) answersByKey.set(key, (found = [answerEvent({ questionKey: key, answer: 'go on' }), answerEvent({ questionKey: key, answer: 'go on', argusAvailable: false })]));
+  if (!found) answersByKey.set(key, (found = [answerEvent({ questionKey: key, answer: 'go on' })]));
   return found;
 }
 
@@ -277,6 +277,12 @@ export function eventsForDecisions(snapshot: Offered): CampaignEvent[] {
   );
   const between = snapshot.matches({ active: { attention: 'idle' } }) || snapshot.matches({ active: { attention: 'needs-you' } });
   const submitting = snapshot.context.pendingIntent?.kind === 'submit';
+  // Argus's runtime gone: what an operator may ask of it is refused, until it comes back (the
+  // authority alphabet walks everything else with Argus away).
+  if (!snapshot.context.environment.argusAvailable) {
+    const question = snapshot.context.pendingQuestion;
+    return [ARGUS_HERE, BIND_MISSION, ...(question ? currentAnswers(question.key) : [])];
+  }
   if (!snapshot.context.argus.bindingVerified) return FIXED.filter((e) => UNVERIFIED.has(e) && (!effectOf(e) || effectOf(e)! in snapshot.children) && (e.type !== 'READ_DONE' || reading));
   const offered = FIXED.filter((e) => {
     if (e.type === 'READ_DONE') return reading;
@@ -290,8 +296,14 @@ export function eventsForDecisions(snapshot: Offered): CampaignEvent[] {
   const { pendingQuestion, argus } = snapshot.context;
   if ('argusCheck' in snapshot.children && argus.mission) offered.push(...checkEvents(argus.mission.eventKey, argus.mission.itemId));
   if (pendingQuestion && !authorityBusy) offered.push(...currentAnswers(pendingQuestion.key));
+  // Argus's runtime comes and goes (the environment every actor holds says so): it goes while
+  // Argus's own question waits for an answer, and comes back from wherever it is gone.
+  if (pendingQuestion?.source === 'argus') offered.push(ARGUS_GONE);
   return offered;
 }
+
+/** The decision traversal starts where Argus's runtime is here (the environment's). */
+export const decisionInput = (input: CampaignInput): CampaignInput => ({ ...input, environment: { ...ENV, argusAvailable: true } });
 
 /**
  * The decision traversal's restored root: a campaign bound to its mission, saved and restored
@@ -299,8 +311,8 @@ export function eventsForDecisions(snapshot: Offered): CampaignEvent[] {
  * turn). From the start, `bindingVerified` is never false.
  */
 export function decisionRoots(machine: CampaignMachine, input: CampaignInput, restore: (persisted: unknown) => SnapshotFrom<CampaignMachine>): SnapshotFrom<CampaignMachine>[] {
-  let [s] = initialTransition(machine, input);
-  [s] = transition(machine, s, { type: 'BIND_MISSION', argusAvailable: true });
+  let [s] = initialTransition(machine, decisionInput(input));
+  [s] = transition(machine, s, { type: 'BIND_MISSION' });
   [s] = transition(machine, s, done('bindMission', BIND_OUTPUTS[0]));
   const persisted = JSON.parse(JSON.stringify(machine.getPersistedSnapshot(s)));
   return [restore(settleInterrupted(persisted, NOW).snapshot)];

@@ -20,6 +20,7 @@ import type {
   CampaignEvent,
   CampaignInput,
   ClaimLeaseOutput,
+  HostEnvironment,
   JournalIntentOutput,
   LeaseReadback,
   MutateEvent,
@@ -63,6 +64,13 @@ export const UNBOUND: BindingFacts = { taskId: null, contextId: null };
 
 export const FULL: RemoteCapabilities = { claim: true, renew: true, release: true, submit: true, intervene: true, cancel: true, epochEnforced: true, requestReadback: true };
 
+/** The process's facts in the good path: everything discovered, no Argus runtime, 60 s beats. */
+export const ENV: HostEnvironment = { capabilities: FULL, argusAvailable: false, cadenceMs: CADENCE_MS };
+/** What a campaign created on TASK in that environment holds: spread it into an actor's input. */
+export const FACTS = { binding: BOUND, environment: ENV } as const;
+/** The environment as a broadcast would deliver it (`over` changes one fact). */
+export const environmentEvent = (over: Partial<HostEnvironment> = {}): CampaignEvent => ({ type: 'ENVIRONMENT', environment: { ...ENV, ...over } });
+
 /** The event that last woke Argus in the good path; a fresh review must name it. */
 export const K_DONE = 'attempt:task-1:att-1:terminal';
 export const K_BLOCK = 'blocked:task-1:att-1:input-required:q1';
@@ -83,10 +91,6 @@ export const claimEvent = (over: Partial<OperatorClaimEvent> = {}): OperatorClai
   type: 'OPERATOR_CLAIM',
   ttlSeconds: 600,
   now: NOW,
-  minTtlSeconds: 60,
-  capabilities: FULL,
-  binding: BOUND,
-  contextControlledBy: null,
   ...over,
 });
 
@@ -94,15 +98,14 @@ export const claimEvent = (over: Partial<OperatorClaimEvent> = {}): OperatorClai
 export const CLAIMS: { breaks: string | null; event: OperatorClaimEvent }[] = [
   { breaks: null, event: claimEvent() },
   { breaks: 'ttl_out_of_bounds', event: claimEvent({ ttlSeconds: 30 }) },
-  { breaks: null, event: claimEvent({ ttlSeconds: 60 }) },
+  // Two 60 s beats: the shortest lease the heartbeat keeps renewed.
+  { breaks: 'ttl_below_heartbeat', event: claimEvent({ ttlSeconds: 119 }) },
+  { breaks: null, event: claimEvent({ ttlSeconds: 120 }) },
   { breaks: null, event: claimEvent({ ttlSeconds: 3600 }) },
   { breaks: 'ttl_out_of_bounds', event: claimEvent({ ttlSeconds: 3601 }) },
   { breaks: 'ttl_out_of_bounds', event: claimEvent({ ttlSeconds: 600.5 }) },
-  { breaks: 'ttl_below_heartbeat', event: claimEvent({ ttlSeconds: 119, minTtlSeconds: 120 }) },
-  { breaks: 'remote_unavailable', event: claimEvent({ capabilities: null }) },
-  { breaks: 'unsupported_capability', event: claimEvent({ capabilities: { ...FULL, epochEnforced: false } }) },
-  { breaks: 'unsupported_capability', event: claimEvent({ capabilities: { ...FULL, renew: false } }) },
-  { breaks: 'lease_held', event: claimEvent({ contextControlledBy: 'camp-2' }) },
+  // The remote's capabilities are the environment's (see ENVIRONMENTS); another campaign's
+  // hold on the context is the claim effect's answer (`lease_held`, CLAIM_OUTPUTS).
 ];
 
 /** An operator's MUTATE on which every rule holds; `over` breaks the one a test is about. */
@@ -113,10 +116,6 @@ export const mutateEvent = (over: Partial<MutateEvent> = {}): MutateEvent => ({
   epoch: EPOCH,
   approval: { kind: 'operator', principal: 'operator@example' },
   now: NOW,
-  mutationInFlight: false,
-  boundTaskState: 'completed',
-  capabilities: FULL,
-  binding: BOUND,
   ...over,
 });
 
@@ -127,38 +126,28 @@ export const MUTATIONS: { breaks: string | null; event: MutateEvent }[] = [
   { breaks: null, event: mutateEvent({}) },
   { breaks: null, event: mutateEvent({ mutation: { kind: 'release' } }) },
   { breaks: null, event: mutateEvent({ mutation: { kind: 'cancel', reason: 'diverged' }, approval: REVIEWED }) },
-  { breaks: 'remote_unavailable', event: mutateEvent({ capabilities: null }) },
-  { breaks: 'unsupported_capability', event: mutateEvent({ capabilities: { ...FULL, epochEnforced: false } }) },
-  { breaks: 'unsupported_capability', event: mutateEvent({ capabilities: { ...FULL, submit: false } }) },
-  { breaks: 'no_remote_task', event: mutateEvent({ mutation: { kind: 'intervene', instruction: 'lower lr' }, binding: { taskId: null, contextId: CONTEXT } }) },
+  { breaks: null, event: mutateEvent({ mutation: { kind: 'intervene', instruction: 'lower lr' } }) },
   // Boundary of the lease copy: it expires exactly at EXPIRES.
   { breaks: 'lease_not_held', event: mutateEvent({ now: EXPIRES }) },
   { breaks: 'lease_stale_epoch', event: mutateEvent({ epoch: EPOCH - 1 }) },
   { breaks: 'approval_required', event: mutateEvent({ approval: { kind: 'operator', principal: '' } }) },
   { breaks: 'review_stale', event: mutateEvent({ approval: { ...REVIEWED, decisionId: 'd0', eventKey: 'attempt:task-0:att-0:terminal' } }) },
   { breaks: 'approval_required', event: mutateEvent({ approval: { ...REVIEWED, decisionId: 'd2', verdict: 'rejected' } }) },
-  // One mutation in flight, one attempt at a time (a cancel may stop a running attempt).
-  { breaks: 'mutation_in_progress', event: mutateEvent({ mutationInFlight: true }) },
-  { breaks: 'attempt_running', event: mutateEvent({ boundTaskState: 'working' }) },
-  { breaks: 'attempt_running', event: mutateEvent({ boundTaskState: 'unobserved' }) },
-  { breaks: null, event: mutateEvent({ mutation: { kind: 'cancel', reason: 'stop' }, boundTaskState: 'working' }) },
+  // One mutation in flight and one attempt at a time are judged on the context (the chart's
+  // own step, the bound task's last read), as are the capabilities and the binding.
+  { breaks: null, event: mutateEvent({ mutation: { kind: 'cancel', reason: 'stop' } }) },
 ];
 
 /**
  * An operator's answer on which every rule holds (for the remote's question K_BLOCK: a fenced
- * mutation, so it carries a mutation's facts); `over` breaks the one a test is about.
+ * mutation, judged on the context's facts as a MUTATE is); `over` breaks the one a test is about.
  */
 export const answerEvent = (over: Partial<OperatorAnswerEvent> = {}): OperatorAnswerEvent => ({
   type: 'OPERATOR_ANSWER',
   questionKey: K_BLOCK,
   answer: 'use v2',
   now: NOW,
-  argusAvailable: true,
   requestId: 'req-answer',
-  mutationInFlight: false,
-  boundTaskState: 'input-required',
-  capabilities: FULL,
-  binding: BOUND,
   ...over,
 });
 
@@ -166,28 +155,21 @@ export const answerEvent = (over: Partial<OperatorAnswerEvent> = {}): OperatorAn
 export const ANSWERS: { breaks: string | null; event: OperatorAnswerEvent }[] = [
   { breaks: null, event: answerEvent() },
   { breaks: 'question_stale', event: answerEvent({ questionKey: 'not-the-question', answer: 'late' }) },
-  { breaks: 'mutation_in_progress', event: answerEvent({ mutationInFlight: true }) },
-  { breaks: 'remote_unavailable', event: answerEvent({ capabilities: null }) },
-  { breaks: 'unsupported_capability', event: answerEvent({ capabilities: { ...FULL, epochEnforced: false } }) },
-  { breaks: 'unsupported_capability', event: answerEvent({ capabilities: { ...FULL, submit: false } }) },
-  { breaks: 'no_remote_task', event: answerEvent({ binding: { taskId: null, contextId: CONTEXT } }) },
   // Boundary of the lease copy, as for MUTATE.
   { breaks: 'lease_not_held', event: answerEvent({ now: EXPIRES }) },
 ];
 
-export const tick = (over: Partial<TickEvent> = {}): TickEvent => ({ type: 'TICK', now: NOW, cadenceMs: CADENCE_MS, binding: BOUND, ...over });
+export const tick = (over: Partial<TickEvent> = {}): TickEvent => ({ type: 'TICK', now: NOW, ...over });
 export const TICKS: TickEvent[] = [
   tick(),
   tick({ now: LATER }),
-  tick({ binding: UNBOUND }),
-  tick({ now: LATER, binding: UNBOUND }),
   // Too late to renew: the lease is given up before it expires.
   tick({ now: PAST_RENEW_DEADLINE }),
 ];
 
-/** An operator's read (backoff or not); unbound, it breaks `taskBound`. */
-export const observe = (over: Partial<ObserveEvent> = {}): ObserveEvent => ({ type: 'OBSERVE', now: NOW, cadenceMs: CADENCE_MS, binding: BOUND, ...over });
-export const OBSERVES: ObserveEvent[] = [observe(), observe({ binding: UNBOUND })];
+/** An operator's read (backoff or not); on an unbound campaign it breaks `taskBound`. */
+export const observe = (over: Partial<ObserveEvent> = {}): ObserveEvent => ({ type: 'OBSERVE', now: NOW, ...over });
+export const OBSERVES: ObserveEvent[] = [observe()];
 
 // ---- effect answers -------------------------------------------------------------------------
 
@@ -340,6 +322,17 @@ export const AUTHORITY_EFFECT_ANSWERS: Record<string, unknown[]> = {
 export const READER_ID = 'statusReader';
 export const READ_ANSWERS: CampaignEvent[] = [...READ_OUTPUTS.map((output) => ({ type: 'READ_DONE' as const, output })), { type: 'READ_CRASHED' }];
 
+const GOOD_ENV = environmentEvent();
+/**
+ * Discovery answering otherwise (nothing discovered, a remote that does not fence by epoch):
+ * offered only in `observing` and `controlling.ready` while the environment is the good path's
+ * and nothing was read yet (as discovery answers at start),
+ * so the capability rows of claim, MUTATE and answer are judged where the chart takes them,
+ * without a second copy of the whole graph per variant. A remote without one mutation kind is
+ * judged per state by the policy test (policy.graph.ts) instead.
+ */
+export const ENV_VARIANTS: CampaignEvent[] = [environmentEvent({ capabilities: null }), environmentEvent({ capabilities: { ...FULL, epochEnforced: false } })];
+
 export const GRAPH_EVENTS: CampaignEvent[] = [
   ...CLAIMS.map((c) => c.event),
   ...MUTATIONS.map((m) => m.event),
@@ -349,14 +342,15 @@ export const GRAPH_EVENTS: CampaignEvent[] = [
   ...READ_ANSWERS,
   // intent in doubt and its resolution
   { type: 'INTENT_IN_DOUBT', requestId: REQ, kind: 'submit' },
-  { type: 'RESOLVE_INTENT', capabilities: FULL },
-  { type: 'RESOLVE_INTENT', capabilities: null },
+  { type: 'RESOLVE_INTENT' },
   // attention: the remote's own question, answered as a fenced mutation
   ...ANSWERS.map((a) => a.event),
   // lifecycle
   { type: 'PAUSE' },
   { type: 'RESUME', now: NOW },
   { type: 'CLOSE' },
+  // The good path's environment, broadcast again: new only after a variant (ENV_VARIANTS).
+  GOOD_ENV,
 ];
 
 /**
@@ -364,13 +358,21 @@ export const GRAPH_EVENTS: CampaignEvent[] = [
  * and the reader's answers only while a read is asked (`heartbeat.reading`), as in life (XState
  * treats an unhandled `xstate.error.actor.*` as the machine's own error).
  */
-export function eventsFor(snapshot: { children: Record<string, unknown>; matches(value: unknown): boolean }, alphabet: readonly CampaignEvent[] = GRAPH_EVENTS): CampaignEvent[] {
+export function eventsFor(
+  snapshot: { children: Record<string, unknown>; matches(value: unknown): boolean; context: { environment: HostEnvironment; remote: unknown } },
+  alphabet: readonly CampaignEvent[] = GRAPH_EVENTS,
+): CampaignEvent[] {
   const reading = snapshot.matches({ active: { heartbeat: 'reading' } });
-  return alphabet.filter((e) => {
+  const variants =
+    snapshot.context.environment.capabilities?.epochEnforced === true &&
+    snapshot.context.remote === null &&
+    (snapshot.matches({ active: { authority: 'observing' } }) || snapshot.matches({ active: { authority: { controlling: 'ready' } } }));
+  const offered = alphabet.filter((e) => {
     if (e.type === 'READ_DONE' || e.type === 'READ_CRASHED') return reading;
     const effect = /^xstate\.(?:done|error)\.actor\.(.+)$/.exec(e.type)?.[1];
     return effect === undefined || effect in snapshot.children;
   });
+  return variants && alphabet === GRAPH_EVENTS ? [...offered, ...ENV_VARIANTS] : offered;
 }
 
 /**
@@ -378,12 +380,16 @@ export function eventsFor(snapshot: { children: Record<string, unknown>; matches
  * no event sequence from the start produces. The store restores whatever snapshot it finds
  * (same machine version), so the chart's own guards must hold there too.
  *
+ * - A campaign created with no task (UNBOUND): it never reads; OBSERVE is refused `no_task_bound`,
+ *   and once a claim has learned the context, an intervene or cancel `no_remote_task`.
  * - controlling.ready with an intent still open: from the start, `pendingIntent` is non-null
  *   only in verifying, journaling, relaying, ambiguous-intent, paused and closed (the graph
  *   test proves it), so `noOpenIntent` is false for MUTATE only from here. From this root the
  *   traversal also reaches control-lost with the intent open, where it refuses OPERATOR_CLAIM.
  */
 export function restoredRoots(machine: CampaignMachine, input: CampaignInput): SnapshotFrom<CampaignMachine>[] {
+  // Created with no task: nothing to read; a claim learns its context, a submit binds its task.
+  const [unbound] = initialTransition(machine, { ...input, binding: UNBOUND });
   const [start] = initialTransition(machine, input);
   const [claiming] = transition(machine, start, claimEvent());
   const [controlling] = transition(machine, claiming, done('claimLease', CLAIM_OUTPUTS[0]));
@@ -393,7 +399,7 @@ export function restoredRoots(machine: CampaignMachine, input: CampaignInput): S
   // has its live reader as a restored document would.
   const persisted = JSON.parse(JSON.stringify(machine.getPersistedSnapshot(controlling))) as Record<string, unknown>;
   const root = machine.restoreSnapshot({ ...persisted, context: { ...controlling.context, pendingIntent } } as never, restoreScope());
-  return [root as SnapshotFrom<CampaignMachine>];
+  return [root as SnapshotFrom<CampaignMachine>, unbound];
 }
 
 /** A scope for restoring a root outside any actor (its children are created, never started). */

@@ -13,8 +13,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { explainRefusal, OPERATOR_RULES } from '../../machines/campaign.rules.js';
-import type { MutateEvent, Mutation, OperatorEvent } from '../../machines/campaign.types.js';
-import { firstFailingRow, rowHolds, rowName, serializeState, traversal, type Snap } from './campaign-traversal.js';
+import type { CampaignContext, MutateEvent, Mutation, OperatorEvent } from '../../machines/campaign.types.js';
+import { discovered, firstFailingRow, rowHolds, rowName, serializeState, traversal, type Snap } from './campaign-traversal.js';
 import { ANSWERS, CLAIMS, EPOCH, FULL, K_DONE, mutateEvent, NOW, OBSERVES } from './graph-events.js';
 import { currentAnswers } from './graph-decisions.js';
 
@@ -26,37 +26,49 @@ const KINDS: Mutation[] = [
 ];
 const REVIEW = { kind: 'review', decisionId: 'd1', verdict: 'approved', eventKey: K_DONE } as const;
 
-/** Per mutation kind: the representative event, then one variant per guard row it breaks. */
+/** Per mutation kind: the representative event, then one variant per row on what the operator said. */
 const mutationVariants = (mutation: Mutation): MutateEvent[] => {
   const base = (over: Partial<MutateEvent> = {}) => mutateEvent({ mutation, ...over });
   return [
     base(),
     base({ approval: REVIEW }),
-    base({ mutationInFlight: true }),
-    base({ capabilities: null }),
-    base({ capabilities: { ...FULL, [mutation.kind]: false } }),
-    base({ capabilities: { ...FULL, epochEnforced: false } }),
-    base({ binding: { taskId: null, contextId: null } }),
     base({ now: '2030-01-01T00:10:00.000Z' }),
     base({ epoch: EPOCH + 1 }),
     base({ approval: { kind: 'operator', principal: '' } }),
     base({ approval: { ...REVIEW, verdict: 'rejected' } }),
     base({ approval: { ...REVIEW, eventKey: 'attempt:task-0:att-0:terminal' } }),
-    base({ boundTaskState: 'working' }),
-    base({ boundTaskState: null }),
   ];
 };
+
+/**
+ * The rows on facts the actor holds (the environment, the binding, the bound task's last read)
+ * are judged in every state class as it is, and again with one of those facts changed: a remote
+ * not discovered, one without a capability or without epoch fencing, Argus unavailable, no task
+ * or no context bound, the bound task working or never read. A changed context is a snapshot of
+ * the same state the chart could hold (it restores whatever a document holds).
+ */
+const FACT_VARIANTS: ((c: CampaignContext) => Partial<CampaignContext>)[] = [
+  (c) => ({ environment: { ...c.environment, capabilities: null } }),
+  (c) => ({ environment: { ...c.environment, capabilities: { ...FULL, epochEnforced: false } } }),
+  // Each mutation kind is missing from one of these two remotes (an answer is sent as a submit).
+  (c) => ({ environment: { ...c.environment, capabilities: { ...FULL, submit: false, release: false } } }),
+  (c) => ({ environment: { ...c.environment, capabilities: { ...FULL, intervene: false, cancel: false } } }),
+  (c) => ({ environment: { ...c.environment, argusAvailable: !c.environment.argusAvailable } }),
+  (c) => ({ binding: { ...c.binding, taskId: null } }),
+  (c) => ({ binding: { taskId: null, contextId: null } }),
+  (c) => ({ remote: c.remote && { ...c.remote, taskId: c.binding.taskId ?? c.remote.taskId, state: 'working' } }),
+  (c) => ({ remote: null }),
+];
+const withFacts = (s: Snap, change: (c: CampaignContext) => Partial<CampaignContext>): Snap => ({ ...s, context: { ...s.context, ...change(s.context) } }) as Snap;
 
 const EVENTS: OperatorEvent[] = [
   ...OBSERVES,
   ...CLAIMS.map((c) => c.event),
   ...KINDS.flatMap(mutationVariants),
-  { type: 'RESOLVE_INTENT', capabilities: FULL },
-  { type: 'RESOLVE_INTENT', capabilities: null },
+  { type: 'RESOLVE_INTENT' },
   // The remote's question (K_BLOCK), one variant per row it breaks, and a stale key.
   ...ANSWERS.map((a) => a.event),
-  { type: 'BIND_MISSION', argusAvailable: true },
-  { type: 'BIND_MISSION', argusAvailable: false },
+  { type: 'BIND_MISSION' },
   { type: 'PAUSE' },
   { type: 'RESUME', now: NOW },
   { type: 'CLOSE' },
@@ -68,8 +80,24 @@ const eventsIn = (s: Snap): OperatorEvent[] => {
   return q && q.source === 'argus' ? [...EVENTS, ...currentAnswers(q.key)] : EVENTS;
 };
 
-/** One state per class (see the module comment). */
+/** One state per class (see the module comment), each also with every fact variant. */
 function classes(): Snap[] {
+  const states = stateClasses();
+  // The fact rows read the environment, the binding and the last read; the rows before and after
+  // them read where the campaign is, its lease, intent, question and attempts. So the variants
+  // are taken of one state per combination of those (and of a discovered remote: the others
+  // are variants already), not of every class.
+  const coarse = new Map<string, Snap>();
+  for (const s of states) {
+    if (s.status === 'done' || !discovered(s)) continue;
+    const c = s.context;
+    const key = JSON.stringify([s.value, c.lease !== null, c.pendingIntent !== null, c.pendingQuestion?.source ?? null, c.attemptsSubmitted >= c.maxAttempts, c.binding, c.remote?.state ?? null]);
+    if (!coarse.has(key)) coarse.set(key, s);
+  }
+  return [...states, ...[...coarse.values()].flatMap((s) => FACT_VARIANTS.map((change) => withFacts(s, change)))];
+}
+
+function stateClasses(): Snap[] {
   const byClass = new Map<string, Snap>();
   for (const s of traversal().reachedStates.values()) {
     const key = JSON.parse(serializeState(s)) as Record<string, unknown>;
@@ -115,7 +143,7 @@ describe('operator policy: the chart and its rule tables agree in every reachabl
         }
       }
     }
-    console.log(`policy: ${states.length} state classes (of ${traversal().reachedStates.size} states) × ${EVENTS.length}+ operator events = ${checks} checks (${taken} taken, ${checks - taken} refused)`);
+    console.log(`policy: ${states.length} state classes with fact variants (of ${traversal().reachedStates.size} states) × ${EVENTS.length}+ operator events = ${checks} checks (${taken} taken, ${checks - taken} refused)`);
     expect(disagreements.slice(0, 5), `${disagreements.length} disagreements`).toEqual([]);
     // Every event type (an answer to either kind of question) was both taken somewhere and refused somewhere.
     const kinds = [...Object.keys(OPERATOR_RULES).filter((t) => t !== 'OPERATOR_ANSWER'), 'OPERATOR_ANSWER:remote', 'OPERATOR_ANSWER:argus'];

@@ -15,7 +15,7 @@ import {
   rememberAnswer,
   type IdempotencyRecord,
 } from '../../persistence/idempotency.js';
-import { storable } from '../../services/authority/request-gate.js';
+import { storable } from '../../services/api/request-gate.js';
 import { T0, makeDoc } from './support/documents.js';
 import { v1Fixture } from './support/v1-fixtures.js';
 

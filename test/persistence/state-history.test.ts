@@ -50,7 +50,7 @@ describe('the state history in the document', () => {
     const snapshot = doc.machine.snapshot as { value: unknown };
     const paused = { ...snapshot, value: 'paused' };
     const save = (from: typeof doc, to: unknown) =>
-      applySave(from, { machine: { version: doc.machine.version, snapshot: to }, emitted: [], doubtCode: 'x', inDoubt: null, observedContextId: null, trigger: { operator: ['pause'], read: false }, now: new Date(at(3)) }).doc;
+      applySave(from, { machine: { version: doc.machine.version, snapshot: to }, emitted: [], doubtCode: 'x', inDoubt: null, binding: { taskId: doc.remote.taskId, contextId: doc.remote.contextId }, trigger: { operator: ['pause'], read: false }, now: new Date(at(3)) }).doc;
     const moved = save(doc, paused);
     expect(moved.history).toEqual([{ at: at(3), from: { authority: 'observing', attention: 'idle' }, to: { authority: 'paused', attention: 'idle' }, cause: 'operator', detail: 'pause' }]);
     expect(save(moved, paused).history).toEqual(moved.history);

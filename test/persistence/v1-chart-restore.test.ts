@@ -34,7 +34,7 @@ const RESTORES_INTO: Record<string, { authority: string; attention: string }> = 
 function restore(name: string) {
   const parsed = parseCampaignDocument(v1Fixture(name), name);
   if (!parsed.ok) throw new Error(`${name}: ${parsed.code} ${parsed.reason}`);
-  const check = checkRestorable(parsed.doc.machine);
+  const check = checkRestorable(parsed.doc.machine, parsed.doc.remote);
   if (!check.ok) throw new Error(`${name}: ${check.code} ${check.version}`);
   const emitted: CampaignEmitted[] = [];
   const actor = createActor(campaignMachine, { snapshot: check.snapshot as never, input: { campaignId: name } });

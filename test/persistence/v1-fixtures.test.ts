@@ -9,7 +9,7 @@
 import { copyFile, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { CampaignContext } from '../../machines/campaign.types.js';
+import { NO_ENVIRONMENT, type CampaignContext } from '../../machines/campaign.types.js';
 import { CAMPAIGN_MACHINE_VERSION_V2 } from '../../machines/campaign.migrations.js';
 import { CAMPAIGN_MACHINE_VERSION } from '../../machines/campaign.version.js';
 import { campaignDocumentSchema, parseCampaignDocument, type CampaignDocument } from '../../persistence/campaign-document.js';
@@ -48,6 +48,7 @@ const EXPECTED: Record<string, Expected> = {
 const CONTEXT_KEYS: (keyof CampaignContext)[] = [
   'attemptsSubmitted', 'campaignId', 'controllerId', 'createdAt', 'lastEpoch', 'lastErrorCode', 'lastHeldSince',
   'argus', 'lease', 'maxAttempts', 'pendingIntent', 'pendingQuestion', 'readFailures', 'remote', 'wakes',
+  'binding', 'environment',
 ].sort() as (keyof CampaignContext)[];
 
 /**
@@ -136,6 +137,11 @@ describe('v1 campaign-document fixtures migrate to v2', () => {
     expect(context.pendingQuestion?.key ?? null).toBe(v1.pendingQuestion?.eventId ?? null);
     expect(context.readFailures).toEqual({ consecutive: v1.readFailures.consecutiveFailures, nextReadAt: v1.readFailures.nextReadAt, criticalRaised: v1.readFailures.criticalRaised });
     expect(context.remote).toEqual(v1.remoteView);
+    // The binding is the chart's since campaign@6: v1's task, in the context it was granted (the
+    // lease's) or else the one its binding or its last read named.
+    expect(context.binding).toEqual({ taskId: v1.remote.taskId, contextId: v1.lease?.contextId ?? v1.remote.contextId ?? v1.remoteView?.contextId ?? null });
+    // The process's facts are never migrated: the host gives a restored context its own.
+    expect(context.environment).toEqual(NO_ENVIRONMENT);
     expect(context.attemptsSubmitted).toBe(v1.attemptsSubmitted);
     expect(context.maxAttempts).toBe(v1.maxAttempts);
     expect(context.createdAt).toBe(v1.createdAt);

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { createActor, fromPromise, waitFor } from 'xstate';
 import type { TaskSnapshot } from '../../adapters/a2a/snapshot.js';
 import { campaignMachine } from '../../machines/campaign.machine.js';
-import type { ClaimLeaseInput, ClaimLeaseOutput, MutateEvent, ObserveEvent, RemoteCapabilities } from '../../machines/campaign.types.js';
+import type { ClaimLeaseInput, ClaimLeaseOutput, HostEnvironment, MutateEvent, ObserveEvent, RemoteCapabilities } from '../../machines/campaign.types.js';
 import { reduce } from '../../services/reducer/reducer.js';
 import { effectsAnswering } from './read-effect-harness.js';
 import { ctx, lease, snap, T0, T1, US, viewOf } from './fixtures.js';
@@ -14,8 +14,10 @@ import { ctx, lease, snap, T0, T1, US, viewOf } from './fixtures.js';
 const OURS = { holder: US, epoch: 3, expiresAt: lease().expiresAt, readAt: T1 };
 const CAPS: RemoteCapabilities = { claim: true, renew: true, release: true, submit: true, intervene: true, cancel: true, epochEnforced: true, requestReadback: true };
 const BINDING = { taskId: 'task-1', contextId: 'ctx-1' };
+// Two-minute beats: the shortest TTL the heartbeat keeps renewed is 240 s, under the 600 s claimed.
+const ENVIRONMENT: HostEnvironment = { capabilities: CAPS, argusAvailable: false, cadenceMs: 120_000 };
 // An operator's read: it reads at the same instant again, backoff or not.
-const tick: ObserveEvent = { type: 'OBSERVE', now: T1, cadenceMs: 120_000, binding: BINDING };
+const tick: ObserveEvent = { type: 'OBSERVE', now: T1 };
 
 async function controlling() {
   let answer: TaskSnapshot = snap();
@@ -31,7 +33,7 @@ async function controlling() {
       })),
     },
   });
-  const actor = createActor(machine, { input: { campaignId: 'camp-1', createdAt: T0 } }).start();
+  const actor = createActor(machine, { input: { campaignId: 'camp-1', createdAt: T0, binding: BINDING, environment: ENVIRONMENT } }).start();
   const read = async (next: TaskSnapshot) => {
     answer = next;
     actor.send(tick);
@@ -39,7 +41,7 @@ async function controlling() {
   };
   await read(snap());
   expect(actor.getSnapshot().context.remote?.fingerprint).toBe(viewOf(snap()).fingerprint);
-  actor.send({ type: 'OPERATOR_CLAIM', ttlSeconds: 600, now: T1, minTtlSeconds: 120, capabilities: CAPS, binding: BINDING, contextControlledBy: null });
+  actor.send({ type: 'OPERATOR_CLAIM', ttlSeconds: 600, now: T1 });
   await waitFor(actor, (s) => s.matches({ active: { authority: 'controlling' } }));
   return { actor, read };
 }
@@ -51,10 +53,6 @@ const cancelApprovedFor = (eventKey: string): MutateEvent => ({
   epoch: 3,
   approval: { kind: 'review', decisionId: 'd-1', verdict: 'approved', eventKey },
   now: T1,
-  mutationInFlight: false,
-  boundTaskState: 'completed',
-  capabilities: CAPS,
-  binding: BINDING,
 });
 
 describe('reducer → machine', () => {

@@ -6,6 +6,7 @@
  * keys, fingerprint and outbox stay within their own caps.
  */
 import { describe, expect, it } from 'vitest';
+import { createActor } from 'xstate';
 import { CONTROL_EXTENSION_URI } from '../../adapters/a2a/control-contract.js';
 import { normalizeTask } from '../../adapters/a2a/normalize.js';
 import { newCampaignDocument, parseCampaignDocument, PUBLISHED_KEY_RETENTION, type CampaignDocument } from '../../persistence/campaign-document.js';
@@ -13,9 +14,11 @@ import { appendPublicEvents, OUTBOX_EVENT_BYTES } from '../../persistence/outbox
 import { HISTORY_RETENTION } from '../../persistence/state-history.js';
 import type { A2AClient } from '../../adapters/a2a/index.js';
 import type { CampaignStore, WriteResult } from '../../persistence/campaign-store.js';
+import { campaignMachine } from '../../machines/campaign.machine.js';
+import { CAMPAIGN_MACHINE_VERSION } from '../../machines/campaign.version.js';
 import { initialMachine } from '../../services/api/campaigns-route.js';
 import { CampaignHost } from '../../services/campaign/campaign-host.js';
-import { createCampaignSystem } from '../../services/runtime/campaign-system.js';
+import { createCampaignSystem } from '../../services/campaign/campaign-system.js';
 import { DEDUPE_KEY_MAX, dedupeKey } from '../../services/reducer/dedupe-key.js';
 import { materialFingerprint } from '../../services/reducer/fingerprint.js';
 
@@ -33,6 +36,18 @@ function hostileWire(n: number) {
     artifacts: Array.from({ length: 64 }, (_, i) => ({ artifactId: wide(`a${i}-`, 1000), name: wide('n', 1000) })),
     metadata: { [CONTROL_EXTENSION_URI]: { revision: n, stage: wide('s', 1000), attempt: n, attemptId: wide('t', 1000), lease: null } },
   };
+}
+
+/**
+ * The first persisted snapshot of a campaign created on `taskId` (no context known yet): the
+ * binding is the chart's own (its context), the document's `remote` only a copy of it.
+ */
+function boundMachine(input: { campaignId: string; controllerId: string; maxAttempts: number; createdAt: string; taskId: string }) {
+  const { taskId, ...rest } = input;
+  const actor = createActor(campaignMachine, { input: { ...rest, binding: { taskId, contextId: null } } }).start();
+  const persisted = { version: CAMPAIGN_MACHINE_VERSION, snapshot: actor.getPersistedSnapshot() };
+  actor.stop();
+  return persisted;
 }
 
 const size = (doc: CampaignDocument) => Buffer.byteLength(`${JSON.stringify(doc)}\n`);
@@ -75,7 +90,7 @@ describe('the document bound', () => {
       objective: WIDE.repeat(4000),
       createdAt,
       remote: { taskId: 'task-A', contextId: null, attached: true },
-      machine: initialMachine({ campaignId, controllerId: 'argus-openoperator', maxAttempts: 3, createdAt }),
+      machine: boundMachine({ campaignId, controllerId: 'argus-openoperator', maxAttempts: 3, createdAt, taskId: 'task-A' }),
     });
     const mem = memoryStore(first);
     let clock = Date.parse(createdAt);
@@ -90,11 +105,13 @@ describe('the document bound', () => {
         return snapshot;
       },
     } as unknown as A2AClient;
-    const system = createCampaignSystem({ store: mem.store, now: () => new Date(clock), effects: { controllerId: 'argus-openoperator', remote, now: () => new Date(clock) } });
+    // The read path needs no discovered capability: only the cadence is a fact here.
+    const environment = () => ({ capabilities: null, argusAvailable: false, cadenceMs: 60_000 });
+    const system = createCampaignSystem({ store: mem.store, now: () => new Date(clock), environment, effects: { controllerId: 'argus-openoperator', remote, now: () => new Date(clock) } });
     await system.load();
     const host = system.host(campaignId) as CampaignHost;
     // An operator's read: the failure streaks' backoff does not hold it back.
-    const read = () => host.observe({ type: 'OBSERVE', now: new Date(clock).toISOString(), cadenceMs: 60_000, binding: { taskId: 'task-A', contextId: null } });
+    const read = () => host.observe({ type: 'OBSERVE', now: new Date(clock).toISOString() });
     let largest = 0;
     for (n = 1; n <= 1500; n++) {
       clock += 1000;

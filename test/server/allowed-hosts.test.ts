@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHostCheck } from '../../server/allowed-hosts.js';
 import { API_PREFIX, createHttpServer, listen } from '../../server/http-server.js';
-import { loadConfig } from '../../services/runtime/config.js';
+import { loadConfig } from '../../services/config/config.js';
 import { canary } from '../fixtures/canary.js';
 import { captureLogs } from '../fixtures/log-capture.js';
 import { createScope, startTestSupervisor, tempStateRoot } from '../fixtures/supervisor-harness.js';

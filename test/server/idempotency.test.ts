@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHttpServer, listen, API_PREFIX } from '../../server/http-server.js';
-import { loadConfig } from '../../services/runtime/config.js';
+import { loadConfig } from '../../services/config/config.js';
 import { createSupervisor, type Supervisor } from '../../services/runtime/supervisor.js';
 import { startSimulator, type RunningSimulator } from '../../simulator/index.js';
 import { isTerminal } from '../../simulator/world/scenarios.js';

@@ -7,7 +7,7 @@ import { createServer } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bindToSession } from '../../server/page/session-auth.js';
 import { SessionStore } from '../../server/page/sessions.js';
-import { ConfigError, loadConfig } from '../../services/runtime/config.js';
+import { ConfigError, loadConfig } from '../../services/config/config.js';
 import { createScope, tempStateRoot } from '../fixtures/supervisor-harness.js';
 import { get, login, post, startSessionWorld, type SessionWorld } from './session-fixture.js';
 

@@ -9,7 +9,7 @@ import { Agent, request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../adapters/logger.js';
 import { API_PREFIX, createHttpServer, listen } from '../../server/http-server.js';
-import { loadConfig } from '../../services/runtime/config.js';
+import { loadConfig } from '../../services/config/config.js';
 import { createSupervisor, type Supervisor } from '../../services/runtime/supervisor.js';
 import { removeScratch } from '../fixtures/scratch.js';
 import { canary } from '../fixtures/canary.js';

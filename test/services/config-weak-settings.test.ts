@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseBaseUrl } from '../../adapters/a2a/base-url.js';
-import { ConfigError, FLAG_ON_VALUES, loadConfig } from '../../services/runtime/config.js';
+import { ConfigError, FLAG_ON_VALUES, loadConfig } from '../../services/config/config.js';
 import { canary } from '../fixtures/canary.js';
 
 function linesOf(env: NodeJS.ProcessEnv): string[] {

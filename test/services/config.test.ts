@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../services/runtime/config.js';
+import { ConfigError, loadConfig } from '../../services/config/config.js';
 import { canary } from '../fixtures/canary.js';
 import { captureLogs } from '../fixtures/log-capture.js';
 

@@ -9,11 +9,12 @@ import { createActor, waitFor } from 'xstate';
 import { CONTROL_METHODS } from '../../adapters/a2a/index.js';
 import { campaignMachine } from '../../machines/campaign.machine.js';
 import { describeStates } from '../../machines/campaign.projection.js';
-import type { CampaignEmitted, RemoteCapabilities } from '../../machines/campaign.types.js';
+import type { CampaignEmitted, HostEnvironment, RemoteCapabilities } from '../../machines/campaign.types.js';
 import { createCampaignEffects } from '../../services/campaign/effects.js';
 import { CONTROLLER, effectsWorld, type EffectsWorld } from './effects-fixture.js';
 
 const CAPS: RemoteCapabilities = { claim: true, renew: true, release: true, submit: true, intervene: true, cancel: true, epochEnforced: true, requestReadback: true };
+const ENVIRONMENT: HostEnvironment = { capabilities: CAPS, argusAvailable: false, cadenceMs: 60_000 };
 
 let w: EffectsWorld;
 beforeAll(async () => {
@@ -34,18 +35,18 @@ describe('effects provided to the chart', () => {
         await w.deps.journal(campaignId, intent);
       },
     });
-    const actor = createActor(campaignMachine.provide({ actors: effects }), { input: { campaignId: 'c-chart', controllerId: CONTROLLER } });
+    const actor = createActor(campaignMachine.provide({ actors: effects }), { input: { campaignId: 'c-chart', controllerId: CONTROLLER, binding, environment: ENVIRONMENT } });
     const emitted: CampaignEmitted[] = [];
     actor.on('*', (e) => emitted.push(e as CampaignEmitted));
     actor.start();
     const heartbeatIdle = () => waitFor(actor, (s) => (s.value as { active?: { heartbeat?: string } }).active?.heartbeat === 'idle');
 
-    actor.send({ type: 'TICK', now: new Date().toISOString(), cadenceMs: 60_000, binding });
+    actor.send({ type: 'TICK', now: new Date().toISOString() });
     await heartbeatIdle();
     expect(actor.getSnapshot().context.remote).toMatchObject({ taskId: binding.taskId, contextId: binding.contextId });
     expect(emitted.find((e) => e.type === 'READ_SETTLED')).toMatchObject({ result: 'changed' });
 
-    actor.send({ type: 'OPERATOR_CLAIM', ttlSeconds: 600, now: new Date().toISOString(), minTtlSeconds: 120, capabilities: CAPS, binding, contextControlledBy: null });
+    actor.send({ type: 'OPERATOR_CLAIM', ttlSeconds: 600, now: new Date().toISOString() });
     await waitFor(actor, (s) => !s.hasTag('effect-in-flight'));
     expect(describeStates(actor.getSnapshot()).authority).toBe('controlling');
     const epoch = actor.getSnapshot().context.lease!.epoch;
@@ -59,10 +60,6 @@ describe('effects provided to the chart', () => {
       epoch,
       approval: { kind: 'operator', principal: 'api-key' },
       now: new Date().toISOString(),
-      mutationInFlight: false,
-      boundTaskState: 'working',
-      capabilities: CAPS,
-      binding,
     });
     await waitFor(actor, (s) => !s.hasTag('effect-in-flight'));
     expect(emitted.find((e) => e.type === 'INTENT_SETTLED')).toMatchObject({ requestId, kind: 'intervene', status: 'applied', settledBy: 'response' });

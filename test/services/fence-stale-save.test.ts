@@ -10,11 +10,12 @@ import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { NO_ENVIRONMENT } from '../../machines/campaign.types.js';
 import { newCampaignDocument } from '../../persistence/campaign-document.js';
 import { openCampaignStore } from '../../persistence/campaign-store.js';
 import { stateRootOwnership, WHOLE_STATE_ROOT, type HostingRight } from '../../persistence/owner-lock.js';
 import { initialMachine } from '../../services/api/campaigns-route.js';
-import { createCampaignSystem, type CampaignSystem } from '../../services/runtime/campaign-system.js';
+import { createCampaignSystem, type CampaignSystem } from '../../services/campaign/campaign-system.js';
 import { removeScratch } from '../fixtures/scratch.js';
 
 let cleanup: (() => Promise<void>)[] = [];
@@ -35,6 +36,8 @@ async function hostedCampaign() {
   const system: CampaignSystem = createCampaignSystem({
     store,
     now,
+    // No remote at all: nothing discovered, and no Argus runtime.
+    environment: () => NO_ENVIRONMENT,
     effects: { controllerId: 'argus-test', remote: null, now },
     onFenceStale: (id, failure) => lost.push(`${id}:${failure.code}`),
   });

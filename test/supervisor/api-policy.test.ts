@@ -11,14 +11,14 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
-import { backingOff, leaseUnexpiredAt } from '../../machines/campaign.guards.js';
+import { backingOff, boundTaskState, leaseUnexpiredAt, mutationTarget } from '../../machines/campaign.guards.js';
 import { campaignMachine } from '../../machines/campaign.machine.js';
 import { REFUSAL_CODES } from '../../machines/campaign.rules.js';
-import type { CampaignContext, OperatorEvent } from '../../machines/campaign.types.js';
+import type { CampaignContext, HostEnvironment, OperatorEvent } from '../../machines/campaign.types.js';
 import { CAMPAIGN_MACHINE_VERSION, isQuiescent } from '../../machines/campaign.version.js';
 import { newCampaignDocument } from '../../persistence/campaign-document.js';
-import { API_ERROR_STATUS } from '../../services/api/api-errors.js';
-import { settleInterrupted } from '../../machines/campaign.restore.js';
+import { API_ERROR_STATUS } from '../../services/contract/api-errors.js';
+import { settleInterrupted, withEnvironment } from '../../machines/campaign.restore.js';
 import { startSimulator, type RunningSimulator } from '../../simulator/index.js';
 import { CONTEXT, FULL, NOW, TASK, US } from '../machines/graph-events.js';
 import { firstFailingRow, probe, traversal, type Snap } from '../machines/campaign-traversal.js';
@@ -28,6 +28,12 @@ const ACTIONS = ['claim', 'release', 'submit', 'intervene', 'cancel', 'resolve_i
 type Action = (typeof ACTIONS)[number];
 const HEARTBEAT_SECONDS = 60;
 const LEASE_TTL = 600;
+/**
+ * The test supervisor's environment once discovery has answered (every claim and mutation waits
+ * for it): the simulator's full capabilities, no Argus runtime, its heartbeat. The host puts it in
+ * every restored context, so the expected answers are computed on a snapshot holding it too.
+ */
+const SUPERVISOR_ENV: HostEnvironment = { capabilities: FULL, argusAvailable: false, cadenceMs: HEARTBEAT_SECONDS * 1000 };
 
 /** What an operator action's answer can depend on: the state and the context facts rules read. */
 function classKey(s: Snap): string {
@@ -42,17 +48,28 @@ function classKey(s: Snap): string {
     attemptsLeft: c.attemptsSubmitted < c.maxAttempts,
     // The bound task's last observed state (attempt_running) and whether it is the bound task.
     remote: c.remote && [c.remote.taskId === TASK, c.remote.state],
+    // What the chart derives from its binding: the bound task's state, where a mutation would act.
+    bound: boundTaskState(c),
+    target: [mutationTarget(c).taskId !== null, mutationTarget(c).contextId !== null],
     backingOff: backingOff(c, nowMs),
   });
 }
 
-/** The traversal's clock (NOW) moved onto the real one, and its task/context onto the simulator's. */
-function rebase(persisted: unknown, taskId: string, contextId: string): unknown {
+/**
+ * The task an applied submit binds in the traversal (graph-events.ts's relay and readback
+ * outputs): since campaign@6 the chart's binding names it, so it must be a real task too.
+ */
+const SUBMITTED_TASK = 'task-2';
+
+/** The traversal's clock (NOW) moved onto the real one, and its tasks/context onto the simulator's. */
+function rebase(persisted: unknown, taskId: string, submittedTaskId: string, contextId: string): unknown {
   const shift = Date.now() - Date.parse(NOW);
   const text = JSON.stringify(persisted, (_k, v) => {
     if (typeof v !== 'string') return v;
     if (/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/.test(v)) return new Date(Date.parse(v) + shift).toISOString();
-    return v.replace(new RegExp(`\\b${TASK}\\b`, 'g'), taskId).replace(new RegExp(`\\b${CONTEXT}\\b`, 'g'), contextId);
+    // One pass: a simulator id may itself look like one of the traversal's.
+    const to: Record<string, string> = { [TASK]: taskId, [SUBMITTED_TASK]: submittedTaskId, [CONTEXT]: contextId };
+    return v.replace(new RegExp(`\\b(${Object.keys(to).join('|')})\\b`, 'g'), (id) => to[id]!);
   });
   return JSON.parse(text);
 }
@@ -77,11 +94,13 @@ function bodyFor(action: Action, campaignId: string, s: Snap): Record<string, un
   }
 }
 
-/** The operator event the body stands for, built here from the body and the facts (not by the API's code). */
-function eventFor(action: Exclude<Action, 'observe'>, s: Snap, binding: { taskId: string; contextId: string }): OperatorEvent {
+/**
+ * The operator event the body stands for, built here from the body (not by the API's code): it
+ * carries what the operator said; every fact the rows read is in the snapshot's context.
+ */
+function eventFor(action: Exclude<Action, 'observe'>, s: Snap): OperatorEvent {
   const now = new Date().toISOString();
   const c = s.context;
-  const boundTaskState = c.remote && c.remote.taskId === binding.taskId ? c.remote.state : 'unobserved';
   const mutate = (mutation: Extract<OperatorEvent, { type: 'MUTATE' }>['mutation']): OperatorEvent => ({
     type: 'MUTATE',
     mutation,
@@ -89,14 +108,10 @@ function eventFor(action: Exclude<Action, 'observe'>, s: Snap, binding: { taskId
     epoch: c.lease?.epoch ?? 0,
     approval: { kind: 'operator', principal: 'api-key' },
     now,
-    mutationInFlight: false,
-    boundTaskState,
-    capabilities: FULL,
-    binding,
   });
   switch (action) {
     case 'claim':
-      return { type: 'OPERATOR_CLAIM', ttlSeconds: LEASE_TTL, now, minTtlSeconds: 2 * HEARTBEAT_SECONDS, capabilities: FULL, binding, contextControlledBy: null };
+      return { type: 'OPERATOR_CLAIM', ttlSeconds: LEASE_TTL, now };
     case 'release':
       return mutate({ kind: 'release' });
     case 'submit':
@@ -106,7 +121,7 @@ function eventFor(action: Exclude<Action, 'observe'>, s: Snap, binding: { taskId
     case 'cancel':
       return mutate({ kind: 'cancel', reason: 'diverged' });
     case 'resolve_intent':
-      return { type: 'RESOLVE_INTENT', capabilities: FULL };
+      return { type: 'RESOLVE_INTENT' };
     case 'answer':
       // The test supervisor has no Argus runtime: an answer to Argus is refused argus_unavailable.
       return {
@@ -114,15 +129,10 @@ function eventFor(action: Exclude<Action, 'observe'>, s: Snap, binding: { taskId
         questionKey: c.pendingQuestion?.key ?? '',
         answer: 'use v2',
         now,
-        argusAvailable: false,
         requestId: 'r',
-        mutationInFlight: false,
-        boundTaskState,
-        capabilities: FULL,
-        binding,
       };
     case 'mission':
-      return { type: 'BIND_MISSION', argusAvailable: false };
+      return { type: 'BIND_MISSION' };
     case 'pause':
       return { type: 'PAUSE' };
     case 'resume':
@@ -137,6 +147,8 @@ function observeRefusal(s: Snap): string | null {
   const p = probe(s);
   if (p.closed) return 'campaign_closed';
   if (p.paused) return 'campaign_paused';
+  // The binding is the chart's (a campaign created with no task has none): nothing to read.
+  if (s.context.binding.taskId === null) return 'no_task_bound';
   if (p.effectInFlight || p.heartbeat !== 'idle') return 'effect_in_flight';
   return null;
 }
@@ -167,28 +179,31 @@ describe('operator policy through the supervisor API, in every quiescent reachab
     const runClass = async (key: string, s: Snap, index: number): Promise<void> => {
       const stateRoot = await tempStateRoot(scope);
       await mkdir(path.join(stateRoot, 'campaigns'), { recursive: true, mode: 0o700 });
-      const bindings = new Map<Action, { taskId: string; contextId: string }>();
       const persisted = campaignMachine.getPersistedSnapshot(s);
       const restored = new Map<Action, Snap>();
       for (const action of ACTIONS) {
         const { ids, contextIds } = sim.current!.createTasksDetailed(1, 'steady');
         const binding = { taskId: ids[0]!, contextId: contextIds[0]! };
-        bindings.set(action, binding);
         const lease = s.context.lease;
         // The remote grants our controller the lease at the snapshot's epoch, so an allowed
         // mutation's readback and fence agree with what the campaign believes it holds.
         if (lease) while (sim.current!.takeover(binding.contextId, US, LEASE_TTL).epoch < lease.epoch);
-        const snapshot = rebase(persisted, binding.taskId, binding.contextId);
-        // As the host restores it: a decision in flight is settled first (a turn: "interrupted").
-        const asHosted = settleInterrupted(snapshot, new Date().toISOString()).snapshot;
+        // The attempt a submit would have started: a second task in the same context.
+        const submitted = sim.current!.createTasks(1, 'steady', binding.contextId)[0]!;
+        const snapshot = rebase(persisted, binding.taskId, submitted, binding.contextId);
+        // As the host restores it: a decision in flight is settled first (a turn: "interrupted"),
+        // and the context takes the process's environment (never the one it was saved with).
+        const asHosted = withEnvironment(settleInterrupted(snapshot, new Date().toISOString()).snapshot, SUPERVISOR_ENV);
         restored.set(action, createActor(campaignMachine, { snapshot: asHosted as never, input: { campaignId: `p${index}-${action}` } as never }).getSnapshot() as Snap);
         const id = `p${index}-${action}`;
+        // The document's binding is a copy of the chart's (every save writes it so).
+        const charted = (snapshot as { context: CampaignContext }).context.binding;
         const doc = newCampaignDocument({
           campaignId: id,
           objective: 'policy',
           createdAt: new Date(),
           machine: { version: CAMPAIGN_MACHINE_VERSION, snapshot: { ...(snapshot as object), context: { ...(snapshot as { context: CampaignContext }).context, campaignId: id } } },
-          remote: { ...binding, attached: true },
+          remote: { ...charted, attached: charted.taskId !== null },
         });
         await writeFile(path.join(stateRoot, 'campaigns', `${id}.json`), JSON.stringify(doc), { mode: 0o600 });
       }
@@ -206,7 +221,7 @@ describe('operator policy through the supervisor API, in every quiescent reachab
           continue;
         }
         const allowed = got.value!.campaign.allowed_actions;
-        const expected = action === 'observe' ? observeRefusal(snap) : firstFailingRow(snap, eventFor(action, snap, bindings.get(action)!));
+        const expected = action === 'observe' ? observeRefusal(snap) : firstFailingRow(snap, eventFor(action, snap));
         const answer = (await supervisor.campaignAction(bodyFor(action, id, snap))) as { ok: boolean; error?: { code: string; message: string } };
         const line = (what: string) => disagreements.push(`${key} ${action}: ${what} (allowed ${JSON.stringify(allowed)}, expected ${expected}, answer ${JSON.stringify(answer.error ?? 'ok')})`);
         if (allowed.includes(action) !== (expected === null)) line('allowed_actions disagrees with the rows');

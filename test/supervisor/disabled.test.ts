@@ -6,7 +6,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../services/runtime/config.js';
+import { loadConfig } from '../../services/config/config.js';
 import { createSupervisor } from '../../services/runtime/supervisor.js';
 import { startSimulator } from '../../simulator/index.js';
 import { removeScratch } from '../fixtures/scratch.js';

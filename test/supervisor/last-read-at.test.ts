@@ -5,7 +5,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { loadConfig } from '../../services/runtime/config.js';
+import { loadConfig } from '../../services/config/config.js';
 import { createSupervisor } from '../../services/runtime/supervisor.js';
 import { canary } from '../fixtures/canary.js';
 import { startHostileServer } from '../fixtures/hostile-server.js';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CONTROL_METHODS } from '../../adapters/a2a/control-contract.js';
 import { startSimulator, type RunningSimulator } from '../../simulator/index.js';
-import { loadConfig } from '../../services/runtime/config.js';
+import { loadConfig } from '../../services/config/config.js';
 import { createSupervisor, type Supervisor } from '../../services/runtime/supervisor.js';
 import { captureLogs } from '../fixtures/log-capture.js';
 import { removeScratch } from '../fixtures/scratch.js';

@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { pidAlive, stateRootOwnership, WHOLE_STATE_ROOT } from '../../persistence/owner-lock.js';
-import { loadConfig } from '../../services/runtime/config.js';
+import { loadConfig } from '../../services/config/config.js';
 import { StartupFailure } from '../../services/runtime/startup-failure.js';
 import { createSupervisor } from '../../services/runtime/supervisor.js';
 import { canary } from '../fixtures/canary.js';

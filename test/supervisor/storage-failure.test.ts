@@ -13,7 +13,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DurableFs } from '../../persistence/durable-json-adapter.js';
 import { createHttpServer, listen, API_PREFIX } from '../../server/http-server.js';
-import { loadConfig } from '../../services/runtime/config.js';
+import { loadConfig } from '../../services/config/config.js';
 import { createSupervisor } from '../../services/runtime/supervisor.js';
 import { startSimulator } from '../../simulator/index.js';
 import { canary } from '../fixtures/canary.js';

@@ -1,5 +1,5 @@
 /** Document builders shared by the persistence tests. */
-import type { CampaignContext } from '../../../machines/campaign.types.js';
+import { NO_ENVIRONMENT, type CampaignContext } from '../../../machines/campaign.types.js';
 import { CAMPAIGN_MACHINE_VERSION } from '../../../machines/campaign.version.js';
 import { newCampaignDocument, type CampaignDocument } from '../../../persistence/campaign-document.js';
 import { digestPayload } from '../../../persistence/payload-digest.js';
@@ -28,6 +28,9 @@ export function initialSnapshot(campaignId: string, context: Partial<CampaignCon
     remote: null,
     readFailures: { consecutive: 0, nextReadAt: null, criticalRaised: false },
     wakes: { lastArgusEventKey: null },
+    // No task bound (the document's remote binding is its copy); the environment as first hosted.
+    binding: { taskId: null, contextId: null },
+    environment: NO_ENVIRONMENT,
     argus: initialArgusMemory(),
     ...context,
   };

@@ -7,15 +7,15 @@
  */
 import { createActor, fromCallback, type InspectionEvent } from 'xstate';
 import { campaignMachine, type CampaignMachine } from '../../machines/campaign.machine.js';
-import type { CampaignEmitted, OperatorEvent } from '../../machines/campaign.types.js';
+import type { CampaignEmitted, HostEnvironment, OperatorEvent } from '../../machines/campaign.types.js';
 import type { CampaignDocument, PublicEvent } from '../../persistence/campaign-document.js';
 import type { CampaignStore, LoadResult, WriteResult } from '../../persistence/campaign-store.js';
 import type { StoreFailure } from '../../persistence/store-errors.js';
-import { CampaignHost, MachineRestoreError, type KeepInSave, type SendOutcome } from '../campaign/campaign-host.js';
-import type { SaveResult } from '../campaign/campaign-save.js';
-import { createCampaignEffects, type EffectDeps } from '../campaign/effects.js';
-import { crashPoint } from './fault-points.js';
-import type { CampaignSnapshot } from '../campaign/projection.js';
+import { CampaignHost, MachineRestoreError, type KeepInSave, type SendOutcome } from './campaign-host.js';
+import type { SaveResult } from './campaign-save.js';
+import { createCampaignEffects, type EffectDeps } from './effects.js';
+import { crashPoint } from '../faults/fault-points.js';
+import type { CampaignSnapshot } from './facts.js';
 
 /** What a plugin host holds for one campaign. */
 export interface CampaignHandle {
@@ -50,6 +50,8 @@ export interface CampaignSystemOptions extends CampaignSystemHooks {
   /** The effects' dependencies but those the system routes to each campaign's host. */
   effects: Omit<EffectDeps, 'journal' | 'publishedKeys' | 'objectiveOf' | 'decisionConsumed'>;
   now(): Date;
+  /** The process's facts of now, which every actor holds (see HostEnvironment). */
+  environment(): HostEnvironment;
   inspect?: ((event: InspectionEvent) => void) | undefined;
 }
 
@@ -87,6 +89,7 @@ export function createCampaignSystem(opts: CampaignSystemOptions) {
     logic,
     store: opts.store,
     now: opts.now,
+    environment: opts.environment,
     fleet,
     onSaved(host: CampaignHost, saved: SaveResult) {
       opts.onSaved?.(host, saved);

@@ -6,9 +6,9 @@
 import { existsSync } from 'node:fs';
 import type { RemoteDescription } from '../../adapters/a2a/discovery.js';
 import type { DecisionAvailability } from '../decisions/availability.js';
-import type { SupervisorConfig } from '../runtime/config.js';
-import type { SweepReport } from '../runtime/heartbeat.js';
-import type { HealthView } from './supervisor-api.js';
+import type { SupervisorConfig } from '../config/config.js';
+import type { SweepReport } from './heartbeat.js';
+import type { HealthView } from '../api/supervisor-api.js';
 
 export interface HealthInputs {
   config: SupervisorConfig;

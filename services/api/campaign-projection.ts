@@ -5,36 +5,13 @@
  * credential, never the remote URL.
  * @module
  */
-import type { SnapshotFrom } from 'xstate';
-import type { CampaignMachine } from '../../machines/campaign.machine.js';
 import { authorityAt, describeStates } from '../../machines/campaign.projection.js';
 import type { CampaignDocument } from '../../persistence/campaign-document.js';
-import { campaignHealth, lastErrorView, statusMessageView } from '../api/campaign-health.js';
-import type { CampaignSummary, PublicEventView } from '../api/read-model.js';
+import type { CampaignFacts, CampaignSnapshot } from '../campaign/facts.js';
+import { campaignHealth, lastErrorView, statusMessageView } from './campaign-health.js';
+import type { CampaignSummary, PublicEventView } from './read-model.js';
 
-export type CampaignSnapshot = SnapshotFrom<CampaignMachine>;
-
-/** What the view needs of the document: a few fields, kept by the host (never the whole document). */
-export interface CampaignFacts {
-  campaignId: string;
-  objective: string;
-  binding: { taskId: string | null; contextId: string | null; attached: boolean };
-  /** The journal's unresolved intent (open or ambiguous), if any. */
-  openIntent: { requestId: string; action: string; outcomeRecorded: boolean } | null;
-  /** Argus decision ids applied (or in doubt) already: none is ever applied twice. */
-  consumedDecisions: readonly string[];
-}
-
-export function factsOf(doc: CampaignDocument): CampaignFacts {
-  const open = doc.intents.find((i) => i.outcome === null || i.outcome.status === 'ambiguous') ?? null;
-  return {
-    campaignId: doc.campaignId,
-    objective: doc.objective,
-    binding: { taskId: doc.remote.taskId, contextId: doc.remote.contextId, attached: doc.remote.attached },
-    openIntent: open ? { requestId: open.requestId, action: open.action, outcomeRecorded: open.outcome !== null } : null,
-    consumedDecisions: doc.consumedDecisions,
-  };
-}
+export type { CampaignFacts, CampaignSnapshot } from '../campaign/facts.js';
 
 export interface ViewExtras {
   /** The last successful read (memory only: an unchanged tick writes nothing). */
@@ -57,7 +34,8 @@ export function projectCampaign(facts: CampaignFacts, snapshot: CampaignSnapshot
   const ctx = snapshot.context;
   const controlling = states.authority === 'controlling';
   const q = ctx.pendingQuestion;
-  const summary: CampaignSummary = {
+  // `allowed_actions` is added last, as an accessor (withLazyAllowedActions).
+  const summary: Omit<CampaignSummary, 'allowed_actions'> = {
     campaign_id: facts.campaignId,
     objective: facts.objective,
     state: states.authority,
@@ -65,8 +43,9 @@ export function projectCampaign(facts: CampaignFacts, snapshot: CampaignSnapshot
     paused: snapshot.matches('paused'),
     corrupt: false,
     remote: {
-      task_id: facts.binding.taskId,
-      context_id: facts.binding.contextId ?? ctx.remote?.contextId ?? null,
+      // The chart's binding (the document's copy is written with the same save).
+      task_id: ctx.binding.taskId,
+      context_id: ctx.binding.contextId ?? ctx.remote?.contextId ?? null,
       state: ctx.remote?.state ?? null,
       stage: ctx.remote?.stage ?? null,
       attempt: ctx.remote?.attempt ?? null,
@@ -88,7 +67,6 @@ export function projectCampaign(facts: CampaignFacts, snapshot: CampaignSnapshot
     consecutive_read_failures: ctx.readFailures.consecutive,
     health: campaignHealth({ authority: states.authority, remote: ctx.remote, readFailures: ctx.readFailures }),
     last_error: lastErrorView(ctx.lastErrorCode, extras.lastFailedRead ?? null),
-    allowed_actions: [] as string[],
   };
   const lazy = withLazyAllowedActions(summary, extras.allowedActions);
   return controlling && extras.readAt ? withLeaseExpiry(lazy, snapshot, extras.readAt) : lazy;
@@ -100,7 +78,8 @@ export function projectCampaign(facts: CampaignFacts, snapshot: CampaignSnapshot
  * actions are asked again at that moment, so none needs the lapsed lease.
  */
 function withLeaseExpiry(summary: CampaignSummary, snapshot: CampaignSnapshot, readAt: NonNullable<ViewExtras['readAt']>): CampaignSummary {
-  const held = { state: summary.state, lease: summary.lease, allowed: Object.getOwnPropertyDescriptor(summary, 'allowed_actions')!.get! };
+  const allowedAsProjected = Object.getOwnPropertyDescriptor(summary, 'allowed_actions')!.get!;
+  const held = { state: summary.state, lease: summary.lease, allowed: () => allowedAsProjected.call(summary) as string[] };
   const lapsed = () => authorityAt(snapshot, readAt.now().toISOString()) !== 'controlling';
   const define = (key: keyof CampaignSummary, get: () => unknown) => Object.defineProperty(summary, key, { enumerable: true, configurable: true, get });
   define('state', () => (lapsed() ? 'control-lost' : held.state));
@@ -161,14 +140,23 @@ export function eventViews(events: CampaignDocument['outbox']['events']): Public
 }
 
 /**
- * `allowed_actions` is computed each time it is read, from the campaign's live snapshot and the
- * facts of that moment (the request gate's slot, the remote's capabilities, the clock of the
- * time-based guards): a view projected while a mutation held the gate, or before a lease
- * expired, never answers with what was true then. Never computed for a view nobody reads (at
+ * `allowed_actions` is computed each time it is read, from the campaign's live snapshot (which
+ * holds every fact the rules read) and the clock of the one time-based guard: a view projected
+ * mid-mutation, or before a lease expired, never answers with what was true then. Never computed for a view nobody reads (at
  * start-up every campaign gets a view; asking the chart for 10,000 unread ones would double the
  * restart's cost); `CampaignActions.allowedActions` memoizes what cannot have changed.
  */
-function withLazyAllowedActions(summary: CampaignSummary, compute: () => string[]): CampaignSummary {
-  Object.defineProperty(summary, 'allowed_actions', { enumerable: true, configurable: true, get: compute });
-  return summary;
+function withLazyAllowedActions(summary: Omit<CampaignSummary, 'allowed_actions'>, compute: () => string[]): CampaignSummary {
+  // One getter function shared by every view, reading the view's own (non-enumerable) compute:
+  // a getter closure per view would give each of 10,000 views a hidden class of its own, and
+  // turning a data property into an accessor would put each in dictionary mode (~1 KB a view).
+  Object.defineProperty(summary, COMPUTE_ALLOWED, { value: compute, writable: true, configurable: true });
+  Object.defineProperty(summary, 'allowed_actions', { enumerable: true, configurable: true, get: readAllowedActions });
+  return summary as CampaignSummary;
+}
+
+const COMPUTE_ALLOWED = Symbol('allowedActions');
+
+function readAllowedActions(this: { [COMPUTE_ALLOWED]: () => string[] }): string[] {
+  return this[COMPUTE_ALLOWED]();
 }

@@ -4,7 +4,7 @@
  * @module
  */
 import type { RemoteError } from '../../adapters/a2a/errors.js';
-import { apiError, type ApiError } from '../api/api-errors.js';
+import { apiError, type ApiError } from '../contract/api-errors.js';
 
 /** The operator-facing refusal for a failed verifying read. */
 export function createReadRefusal(error: RemoteError): ApiError {

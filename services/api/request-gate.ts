@@ -1,8 +1,6 @@
 /**
- * The door every mutating operator request passes: at most one fenced mutation per campaign
- * in flight (a second carries `mutationInFlight: true` on its MUTATE, and the chart's
- * `noMutationInFlight` rule refuses it before any I/O), and
- * Idempotency-Key handling on Stripe's contract:
+ * The door every request with an Idempotency-Key passes (one mutation per campaign at a time is
+ * the chart's own rule, `noMutationInFlight`, judged on its context), on Stripe's contract:
  *
  * - same key, same request, first answered → that answer again, nothing re-run (also after a
  *   restart: the answers live in the campaign document, see persistence/idempotency.ts);
@@ -27,8 +25,8 @@ import {
   type StoredAnswer,
 } from '../../persistence/idempotency.js';
 import type { CampaignDocument } from '../../persistence/campaign-document.js';
-import { apiError, type ApiError } from '../api/api-errors.js';
-import type { ApiResult } from '../api/supervisor-api.js';
+import { apiError, type ApiError } from '../contract/api-errors.js';
+import type { ApiResult } from './supervisor-api.js';
 
 export interface RequestGateDeps {
   /** The campaign's kept answers ([] when it does not exist yet); throws ApiFailure when unreadable. */
@@ -44,7 +42,6 @@ export interface RequestGateDeps {
 export { isValidIdempotencyKey };
 
 export function createRequestGate(deps: RequestGateDeps) {
-  const mutationsInFlight = new Set<string>();
   /** Per key: the kept answers being read right now (shared), or the request running. */
   const keys = new Map<string, Promise<readonly IdempotencyRecord[]> | 'running'>();
   /** Which campaign's document keeps each key's answer, and each campaign's keys (to re-index). */
@@ -57,25 +54,6 @@ export function createRequestGate(deps: RequestGateDeps) {
     const digests = records.map((r) => r.keyDigest);
     for (const digest of digests) keyOwner.set(digest, campaignId);
     keysOf.set(campaignId, digests);
-  }
-
-  /**
-   * Runs one fenced mutation while holding the campaign's slot. The check and the take are
-   * synchronous, so of N requests that arrive together exactly one gets the slot; the others
-   * run with `mutationInFlight: true`, which the chart refuses (the gate decides no rule).
-   */
-  async function oneMutationAtATime<F extends object>(
-    campaignId: string,
-    extra: F,
-    work: (facts: F & { mutationInFlight: boolean }) => Promise<ApiResult<unknown>>,
-  ) {
-    if (mutationsInFlight.has(campaignId)) return work({ ...extra, mutationInFlight: true });
-    mutationsInFlight.add(campaignId);
-    try {
-      return await work({ ...extra, mutationInFlight: false });
-    } finally {
-      mutationsInFlight.delete(campaignId);
-    }
   }
 
   /**
@@ -143,7 +121,7 @@ export function createRequestGate(deps: RequestGateDeps) {
     }
   }
 
-  return { oneMutationAtATime, idempotent, indexKeys, mutationInFlight: (campaignId: string): boolean => mutationsInFlight.has(campaignId) };
+  return { idempotent, indexKeys };
 }
 
 export type RequestGate = ReturnType<typeof createRequestGate>;

@@ -1,0 +1,79 @@
+/**
+ * The supervisor's two request doors, `campaigns` and `campaign_action`: parse the body, refuse
+ * a request that carries one of our own secrets, refuse a campaign this process does not host
+ * (503 `not_owner`), then run it, with its Idempotency-Key through the gate. Every failure thrown
+ * from deep inside (a store that fails closed) comes back as its answer, never as a 500.
+ * @module
+ */
+import { campaignActionSchema, campaignsBodySchema, describeIssues } from '../api/api-schemas.js';
+import type { CampaignActions } from '../api/campaign-actions.js';
+import { campaignsRoute, type CampaignsRouteDeps } from '../api/campaigns-route.js';
+import type { RequestGate } from '../api/request-gate.js';
+import { secretInRequest } from '../api/request-secrets.js';
+import type { ApiResult, RequestOptions } from '../api/supervisor-api.js';
+import type { CampaignSystem } from '../campaign/campaign-system.js';
+import { ApiFailure, apiError, type ApiError } from '../contract/api-errors.js';
+import type { Hosting } from './hosting.js';
+
+export interface SupervisorRequestsDeps {
+  /** The API key and the A2A token: a request that carries either is refused, never logged. */
+  secrets(): readonly (string | null)[];
+  hosting: Hosting;
+  gate: RequestGate;
+  actions: CampaignActions;
+  system(): CampaignSystem | null;
+  /** What the campaigns route needs; null before start(). */
+  routeDeps(): CampaignsRouteDeps | null;
+}
+
+const fail = (error: ApiError): ApiResult<never> => ({ ok: false, error });
+
+/** Turns a failure thrown from deep inside an operation back into its answer. */
+export async function answering(work: () => Promise<ApiResult<unknown>>): Promise<ApiResult<unknown>> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof ApiFailure) return fail(error.error);
+    throw error;
+  }
+}
+
+export class SupervisorRequests {
+  constructor(private readonly deps: SupervisorRequestsDeps) {}
+
+  async campaigns(body: unknown, options: RequestOptions = {}): Promise<ApiResult<unknown>> {
+    const parsed = campaignsBodySchema.safeParse(body);
+    if (!parsed.success) return fail(apiError('invalid_request', describeIssues(parsed.error)));
+    const req = parsed.data;
+    const leaked = secretInRequest(req, this.deps.secrets());
+    if (leaked) return fail(leaked);
+    const notOwner = await this.deps.hosting.refusal(req.action === 'list' ? undefined : req.campaign_id);
+    if (notOwner) return fail(notOwner);
+    const deps = this.deps.routeDeps();
+    if (!deps) return fail(apiError('invalid_request', 'The supervisor is not started.'));
+    const key = options.idempotencyKey;
+    if (req.action === 'create' && key !== undefined) {
+      return answering(() => this.deps.gate.idempotent(req.campaign_id, key, { route: 'campaigns', body: req }, (keep) => answering(() => campaignsRoute(deps, req, keep))));
+    }
+    return answering(() => campaignsRoute(deps, req));
+  }
+
+  /** One mutation per campaign at a time is the chart's own rule (`noMutationInFlight`): no slot here. */
+  async campaignAction(body: unknown, options: RequestOptions = {}): Promise<ApiResult<unknown>> {
+    const parsed = campaignActionSchema.safeParse(body);
+    if (!parsed.success) return fail(apiError('invalid_request', describeIssues(parsed.error)));
+    const req = parsed.data;
+    const leaked = secretInRequest(req, this.deps.secrets());
+    if (leaked) return fail(leaked);
+    const notOwner = await this.deps.hosting.refusal(req.campaign_id);
+    if (notOwner) return fail(notOwner);
+    const corrupt = this.deps.system()?.corrupt(req.campaign_id);
+    if (corrupt) return fail(apiError('campaign_corrupt', `The campaign document failed closed (${corrupt.code}); it is reported, never replaced.`));
+    const host = this.deps.system()?.host(req.campaign_id);
+    if (!host) return fail(apiError('campaign_not_found', `No campaign is named ${req.campaign_id}.`));
+    const key = options.idempotencyKey;
+    const { actions, gate } = this.deps;
+    if (key === undefined || req.action === 'observe') return answering(() => actions.act(host, req));
+    return answering(() => gate.idempotent(req.campaign_id, key, { route: 'campaign_action', body: req }, (keepAnswer) => answering(() => actions.act(host, req, { keepAnswer }))));
+  }
+}
