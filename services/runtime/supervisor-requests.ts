@@ -41,14 +41,21 @@ export async function answering(work: () => Promise<ApiResult<unknown>>): Promis
 export class SupervisorRequests {
   constructor(private readonly deps: SupervisorRequestsDeps) {}
 
-  async campaigns(body: unknown, options: RequestOptions = {}): Promise<ApiResult<unknown>> {
-    const parsed = campaignsBodySchema.safeParse(body);
-    if (!parsed.success) return fail(apiError('invalid_request', describeIssues(parsed.error)));
+  /** The checks every request passes first: a body of the door's shape, none of our secrets, a campaign we host. */
+  private async admitted<T extends object>(schema: { safeParse(body: unknown): { success: true; data: T } | { success: false; error: Parameters<typeof describeIssues>[0] } }, body: unknown, campaignId: (req: T) => string | undefined): Promise<{ req: T } | { refused: ApiResult<never> }> {
+    const parsed = schema.safeParse(body);
+    if (!parsed.success) return { refused: fail(apiError('invalid_request', describeIssues(parsed.error))) };
     const req = parsed.data;
     const leaked = secretInRequest(req, this.deps.secrets());
-    if (leaked) return fail(leaked);
-    const notOwner = await this.deps.hosting.refusal(req.action === 'list' ? undefined : req.campaign_id);
-    if (notOwner) return fail(notOwner);
+    if (leaked) return { refused: fail(leaked) };
+    const notOwner = await this.deps.hosting.refusal(campaignId(req));
+    return notOwner ? { refused: fail(notOwner) } : { req };
+  }
+
+  async campaigns(body: unknown, options: RequestOptions = {}): Promise<ApiResult<unknown>> {
+    const admitted = await this.admitted(campaignsBodySchema, body, (req) => (req.action === 'list' ? undefined : req.campaign_id));
+    if ('refused' in admitted) return admitted.refused;
+    const { req } = admitted;
     const deps = this.deps.routeDeps();
     if (!deps) return fail(apiError('invalid_request', 'The supervisor is not started.'));
     const key = options.idempotencyKey;
@@ -60,13 +67,9 @@ export class SupervisorRequests {
 
   /** One mutation per campaign at a time is the chart's own rule (`noMutationInFlight`): no slot here. */
   async campaignAction(body: unknown, options: RequestOptions = {}): Promise<ApiResult<unknown>> {
-    const parsed = campaignActionSchema.safeParse(body);
-    if (!parsed.success) return fail(apiError('invalid_request', describeIssues(parsed.error)));
-    const req = parsed.data;
-    const leaked = secretInRequest(req, this.deps.secrets());
-    if (leaked) return fail(leaked);
-    const notOwner = await this.deps.hosting.refusal(req.campaign_id);
-    if (notOwner) return fail(notOwner);
+    const admitted = await this.admitted(campaignActionSchema, body, (req) => req.campaign_id);
+    if ('refused' in admitted) return admitted.refused;
+    const { req } = admitted;
     const corrupt = this.deps.system()?.corrupt(req.campaign_id);
     if (corrupt) return fail(apiError('campaign_corrupt', `The campaign document failed closed (${corrupt.code}); it is reported, never replaced.`));
     const host = this.deps.system()?.host(req.campaign_id);

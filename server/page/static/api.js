@@ -12,15 +12,11 @@ export function onSessionEnded(fn) {
   listeners.add(fn);
 }
 
-async function post(url, body) {
+/** One request: its JSON answer, or a network or unreadable-body failure as an answer too. */
+async function call(url, init) {
   let res;
   try {
-    res = await fetch(url, {
-      method: 'POST',
-      credentials: 'same-origin',
-      headers: { 'content-type': 'application/json', 'x-csrf-token': csrfToken },
-      body: JSON.stringify(body),
-    });
+    res = await fetch(url, { credentials: 'same-origin', ...init });
   } catch {
     return { ok: false, error: { code: 'network_error', message: 'The supervisor could not be reached.' } };
   }
@@ -32,21 +28,11 @@ async function post(url, body) {
   }
 }
 
+const post = (url, body) =>
+  call(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': csrfToken }, body: JSON.stringify(body) });
+
 /** A read by GET: the session cookie is enough (no CSRF token for a GET). */
-async function get(url) {
-  let res;
-  try {
-    res = await fetch(url, { credentials: 'same-origin' });
-  } catch {
-    return { ok: false, error: { code: 'network_error', message: 'The supervisor could not be reached.' } };
-  }
-  if (res.status === 401) for (const fn of listeners) fn();
-  try {
-    return await res.json();
-  } catch {
-    return { ok: false, error: { code: 'invalid_response', message: `The supervisor answered ${res.status} without a readable body.` } };
-  }
-}
+const get = (url) => call(url, {});
 
 export const api = {
   history: (id) => get(`${API}/history?campaign_id=${encodeURIComponent(id)}`),
