@@ -76,6 +76,8 @@ describe('a completed attempt, decided by Argus', () => {
     const view = summaryOf(w.supervisor, 'c1');
     expect(view.decisions.last).toMatchObject({ outcome: 'rejected', code: 'no_proposal' });
     expect(view.decisions.reviewer_verdict).toBe('rejected');
+    // The view moves with the snapshot; its save is queued behind it: read the disk once written.
+    await w.supervisor.system!.host('c1')!.whenWritten();
     const doc = JSON.parse(readFileSync(path.join(w.stateRoot, 'campaigns', 'c1.json'), 'utf8')) as { wake: { requests: { target: string; settled?: { outcome: string; code: string | null } }[] } };
     expect(doc.wake.requests.filter((r) => r.target === 'argus').map((r) => r.settled)).toEqual([expect.objectContaining({ outcome: 'rejected', code: 'no_proposal' })]);
     expect(journalOf(w)).toHaveLength(0);
