@@ -117,6 +117,13 @@ export async function startWorld(scope: Scope): Promise<E2EWorld> {
   return Object.assign(world, parts);
 }
 
+/** A fresh page at the laptop size the operator tests use (1366×768), made the world's page. */
+export async function openLaptopPage(w: E2EWorld): Promise<Page> {
+  const context = await w.browser.newContext({ viewport: { width: 1366, height: 768 } });
+  w.page = await context.newPage();
+  return w.page;
+}
+
 /** Logs in through the page's form (the key typed into the password field). */
 export async function logIn(w: E2EWorld): Promise<void> {
   await w.page.goto(w.serve.address);

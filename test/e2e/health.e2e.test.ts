@@ -9,16 +9,14 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { REPO_ROOT, createScope } from '../fixtures/supervisor-harness.js';
-import { logIn, startWorld, type E2EWorld } from './e2e-fixture.js';
+import { logIn, openLaptopPage, startWorld, type E2EWorld } from './e2e-fixture.js';
 
 const scope = createScope();
 let w: E2EWorld;
 let page: Page;
 beforeAll(async () => {
   w = await startWorld(scope);
-  const context = await w.browser.newContext({ viewport: { width: 1366, height: 768 } });
-  page = await context.newPage();
-  w.page = page;
+  page = await openLaptopPage(w);
   for (const [id, objective] of [['a-fine', 'Tune the learning rate'], ['b-fine', 'Find the best batch size']]) {
     expect((await w.api('campaigns', { action: 'create', campaign_id: id, objective })).ok).toBe(true);
   }
