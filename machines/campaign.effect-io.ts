@@ -26,6 +26,10 @@ export type ReadStatusOutput =
   | {
       ok: true;
       requestedAt: string;
+      /** When the remote answered; null when nothing reached the wire (no remote configured). */
+      answeredAt: string | null;
+      /** The remote's latest status text (memory only: shown, never saved). */
+      message: string | null;
       fingerprint: string;
       readback: LeaseReadback | null;
       /**
@@ -46,6 +50,7 @@ export type ReadStatusOutput =
   | {
       ok: false;
       requestedAt: string;
+      answeredAt: string | null;
       code: string;
       /** This failure's place in the streak, as the noise reducer judged it. */
       failure: { consecutive: number; critical: boolean; backoffMs: number; drafts: PublicEventDraft[] };

@@ -35,5 +35,6 @@ export type CampaignEmitted =
   /** A decision boundary settled: the wake log records how (`interrupted`, `relayed`, …). */
   | { type: 'DECISION_SETTLED'; campaignId: string; decision: DecisionRecord }
   /** The status read finished (changed or not): the host counts it and stamps `last_read_at`. */
-  | { type: 'READ_SETTLED'; campaignId: string; result: 'unchanged' | 'changed' | 'failed'; code: string | null; at: string };
+  /** `answeredAt` null: nothing reached the wire. `message`: the remote's status text (memory only). */
+  | { type: 'READ_SETTLED'; campaignId: string; result: 'unchanged' | 'changed' | 'failed'; code: string | null; at: string; answeredAt: string | null; message: string | null };
 

@@ -49,6 +49,8 @@ const readSettled = (context: CampaignContext, result: 'unchanged' | 'changed' |
   result,
   code: output.ok ? null : output.code,
   at: output.requestedAt,
+  answeredAt: output.answeredAt,
+  message: output.ok ? output.message : null,
 });
 
 type G = { context: CampaignContext; event: CampaignEvent };

@@ -1,34 +1,33 @@
 /**
  * The host of one campaign's live actor: restored at boot from its document, it lives as long
- * as the process. It saves through ONE subscription: when the snapshot is quiescent (no
- * effect in flight) and something durable changed (the context object, the state outside the
- * heartbeat region, or emitted events waiting for the outbox/journal), it writes the emitted
- * events and the persisted snapshot in one store transaction, through the campaign's one
- * write queue. An unchanged status read changes none of these: no write, no document read.
+ * as the process. It is a save port and a stop: through ONE subscription, when the snapshot is
+ * quiescent (no effect in flight) and something durable changed (the context object, the state
+ * outside the heartbeat region, or emitted events waiting for the outbox/journal), it hands the
+ * persisted snapshot and the emitted events to the campaign's ledger as one save; when the right
+ * to host is lost it stops the actor for good. An unchanged status read changes none of these:
+ * no write, no document read. The effects never reach the host: their ports are the ledger's.
  * @module
  */
 import { createActor, type Actor, type AnyActorRef, type Subscription } from 'xstate';
 import type { CampaignMachine } from '../../machines/campaign.machine.js';
 import { CAMPAIGN_MACHINE_VERSION, checkRestorable, isQuiescent } from '../../machines/campaign.machine.js';
-import type { CampaignContext, CampaignEmitted, CampaignEvent, HostEnvironment, MutationKind, ObserveEvent, OperatorEvent, TickEvent } from '../../machines/campaign.types.js';
+import type { CampaignContext, CampaignEmitted, CampaignEvent, HostEnvironment, ObserveEvent, OperatorEvent, TickEvent } from '../../machines/campaign.types.js';
 import type { CampaignDocument } from '../../persistence/campaign-document.js';
 import type { CampaignStore, WriteResult } from '../../persistence/campaign-store.js';
-import { recordIntent } from '../../persistence/intent-journal.js';
-import { failure, type StoreFailure } from '../../persistence/store-errors.js';
-import { crashPoint } from '../faults/fault-points.js';
-import { applySave, isDurable, type SaveResult } from './campaign-save.js';
+import type { StoreFailure } from '../../persistence/store-errors.js';
+import { isDurable, type SaveResult } from './campaign-save.js';
 import { operatorAction } from './campaign-history.js';
-import { JournalRefusedError } from './effect-deps.js';
+import type { CampaignLedger } from './campaign-ledger.js';
 import { settleInterrupted, withEnvironment } from '../../machines/campaign.restore.js';
 import { durableStateKey, isMutation, onlyEnvironmentChanged } from './host-snapshots.js';
-import { WriteQueue } from './write-queue.js';
 import { compactActorOptions, compactPersisted } from './actor-memory.js';
 import { HostWaiters, readInFlight, renewalInFlight, tickBusy, type Collector, type KeepInSave, type SendOutcome } from './host-waiters.js';
-import { factsOf, type CampaignFacts, type CampaignSnapshot } from './facts.js';
+import type { CampaignFacts, CampaignSnapshot } from './facts.js';
 
 export interface CampaignHostDeps {
   logic: CampaignMachine;
-  store: CampaignStore;
+  /** The campaign's durable side: its write queue, its document facts, its actor's generation. */
+  ledger: CampaignLedger;
   now(): Date;
   /** The process's facts of now (discovery, Argus's runtime, the cadence): every restore takes them. */
   environment(): HostEnvironment;
@@ -59,7 +58,6 @@ export class MachineRestoreError extends Error {
 
 export class CampaignHost {
   readonly id: string;
-  facts: CampaignFacts;
   lastReadAt: string | null = null;
   /** Memory only, like `lastReadAt`: the last failed read (`last_error.at`) and the remote's status text. */
   lastFailedRead: { code: string; at: string } | null = null;
@@ -78,7 +76,8 @@ export class CampaignHost {
   private actedSinceSave: string[] = [];
   private readSinceSave = false;
   private readonly waiters = new HostWaiters();
-  private readonly queue = new WriteQueue();
+  /** The live actor's generation at the ledger: a rewind supersedes it (and every write queued for it). */
+  private generation: number;
   private savedContext: unknown;
   private savedStateKey = '';
   /** Why an intent that turns ambiguous without a relay answer is in doubt. */
@@ -97,12 +96,12 @@ export class CampaignHost {
   constructor(doc: CampaignDocument, deps: CampaignHostDeps) {
     this.id = doc.campaignId;
     this.deps = deps;
-    this.facts = factsOf(doc);
     if (!doc.machine) throw new MachineRestoreError('campaign has no machine snapshot');
     // A `campaign@5` snapshot's binding lived in the document: the migration takes it from there.
     const check = checkRestorable(doc.machine, { taskId: doc.remote.taskId, contextId: doc.remote.contextId });
     if (!check.ok) throw new MachineRestoreError(`machine version ${check.version} is not ${CAMPAIGN_MACHINE_VERSION}`);
     this.durable = check.snapshot;
+    this.generation = deps.ledger.adopt(doc);
     this.actor = this.spawn();
   }
 
@@ -154,7 +153,12 @@ export class CampaignHost {
 
   stop(): Promise<unknown> {
     this.stopActor();
-    return this.queue.whenWritten();
+    return this.whenWritten();
+  }
+
+  /** The document's facts as of the last write (never the whole document). */
+  get facts(): CampaignFacts {
+    return this.deps.ledger.facts(this.id)!;
   }
 
   getSnapshot(): CampaignSnapshot {
@@ -192,8 +196,8 @@ export class CampaignHost {
       this.waiters.waitForTick({ read, renewal, settled });
       return true;
     }
-    if (this.queue.pending === 0) return false;
-    void this.queue.whenWritten().then(settled);
+    if (this.deps.ledger.pending(this.id) === 0) return false;
+    void this.whenWritten().then(settled);
     return true;
   }
 
@@ -240,42 +244,15 @@ export class CampaignHost {
     });
   }
 
-  /** The journal write of `journalIntent`: durable (fsynced) before the relay sends anything. */
-  journal(intent: { requestId: string; action: MutationKind; epoch: number; payloadDigest: string; createdAt: string; decisionId?: string }): Promise<void> {
-    // Queued by this actor: if a failed save rewinds it meanwhile, the actor that would relay
-    // this intent is gone, and an intent journaled for nobody would block every later mutation.
-    const actor = this.actor;
-    return this.queue.enqueue(async () => {
-      if (actor !== this.actor) throw new Error('journal_superseded');
-      let refused: string | null = null;
-      const written = await this.deps.store.transact(this.id, (doc) => {
-        const recorded = recordIntent(doc, intent);
-        if (!recorded.ok) refused = recorded.code;
-        return recorded.ok ? recorded.doc : null;
-      });
-      if (!written.ok) {
-        this.deps.onWriteFailed(this, written);
-        throw new Error(written.code);
-      }
-      if (refused) throw new JournalRefusedError(refused);
-      this.facts = factsOf(written.doc);
-      this.deps.onViewChanged(this);
-    });
-  }
-
   /** A direct document change (an Idempotency-Key answer kept on its own) through the write queue. */
-  write(change: (doc: CampaignDocument) => CampaignDocument | null): Promise<WriteResult> {
-    return this.queue.enqueue(async () => {
-      const written = await this.deps.store.transact(this.id, change);
-      if (!written.ok) {
-        this.deps.onWriteFailed(this, written);
-        if (this.corrupt !== null) {
-          this.stopActor();
-          this.waiters.releaseAll(this.actor.getSnapshot(), written);
-        }
-      }
-      return written;
-    });
+  async write(change: (doc: CampaignDocument) => CampaignDocument | null): Promise<WriteResult> {
+    const written = await this.deps.ledger.write(this.id, change);
+    // The ledger told the system, which marks a corrupt document: its actor stops, reported.
+    if (!written.ok && this.corrupt !== null) {
+      this.stopActor();
+      this.waiters.releaseAll(this.actor.getSnapshot(), written);
+    }
+    return written;
   }
 
   /**
@@ -306,29 +283,18 @@ export class CampaignHost {
     this.deps.onViewChanged(this);
   }
 
-  /** Published dedupe keys, read from the document (the material path only), after pending writes. */
-  publishedKeys(): Promise<ReadonlySet<string>> {
-    return this.queue.enqueue(async () => {
-      const loaded = await this.deps.store.load(this.id);
-      if (!loaded.ok) throw new Error(loaded.code);
-      return new Set(loaded.doc.outbox.publishedKeys);
-    });
-  }
-
   /**
    * The document once every write queued so far is on disk (the history route reads it there:
-   * the host keeps only facts in memory). The view moves before its save is written, so a read
-   * that did not wait could show a state the history does not have yet. Waited for, not queued:
-   * a read is not a write, and a tick must not wait for it.
+   * the view moves before its save is written, so a read that did not wait could show a state
+   * the history does not have yet).
    */
-  async loadDocument(): ReturnType<CampaignStore['load']> {
-    await this.queue.whenWritten();
-    return this.deps.store.load(this.id);
+  loadDocument(): ReturnType<CampaignStore['load']> {
+    return this.deps.ledger.load(this.id);
   }
 
   /** Resolves when every write queued so far has finished. */
   whenWritten(): Promise<unknown> {
-    return this.queue.whenWritten();
+    return this.deps.ledger.whenWritten(this.id);
   }
 
   private onEmitted(event: CampaignEmitted): void {
@@ -354,17 +320,17 @@ export class CampaignHost {
     }
     if (changed) this.deps.onViewChanged(this);
     if (finishing.length) {
-      const after = save ?? this.queue.whenWritten().then(() => null);
+      const after = save ?? this.whenWritten().then(() => null);
       void after.then((result) => {
         for (const c of finishing) c.resolve({ emitted: c.emitted, snapshot, save: result });
       });
     }
-    this.waiters.releaseTicks(snapshot, this.queue.whenWritten());
+    this.waiters.releaseTicks(snapshot, this.whenWritten());
     if (this.listeners) for (const listener of this.listeners) listener(snapshot);
   }
 
   /** Queues one save of this quiescent snapshot with every durable event emitted since the last. */
-  private save(snapshot: CampaignSnapshot, stateKey: string, finishing: Collector[]): Promise<WriteResult | null> {
+  private async save(snapshot: CampaignSnapshot, stateKey: string, finishing: Collector[]): Promise<WriteResult | null> {
     const emitted = this.pending;
     this.pending = [];
     const trigger = { operator: this.actedSinceSave, read: this.readSinceSave };
@@ -374,37 +340,20 @@ export class CampaignHost {
     this.savedStateKey = stateKey;
     // Taken now: the actor moves on while the write waits its turn.
     const machine = { version: CAMPAIGN_MACHINE_VERSION, snapshot: this.actor.getPersistedSnapshot() };
-    const binding = snapshot.context.binding;
-    const keeps = finishing.flatMap((c) => (c.keep ? [{ keep: c.keep, emitted: c.emitted }] : []));
-    const doubtCode = this.doubtCode;
+    const keeps = finishing.flatMap((c) => (c.keep ? [(doc: CampaignDocument) => c.keep!(doc, { emitted: c.emitted, snapshot })] : []));
     const inDoubt = this.inDoubt;
-    const carriesOutcome = emitted.some((e) => e.type === 'INTENT_SETTLED');
-    const actor = this.actor;
-    return this.queue.enqueue(async () => {
-      // An earlier save failed and rewound the actor: this snapshot is of an actor that no longer
-      // exists, so writing (or confirming) it would put the disk ahead of the live actor.
-      if (actor !== this.actor) return failure('io_failed', 'not written: an earlier write of this campaign failed and its actor was rewound');
-      // The chaos qualification kills the process here: the relay answered, its outcome is not on disk.
-      if (carriesOutcome) crashPoint('before_outcome_write');
-      let saved: SaveResult | null = null;
-      const written = await this.deps.store.transact(this.id, (doc) => {
-        saved = applySave(doc, { machine, emitted, doubtCode, inDoubt, binding, trigger, now: this.deps.now() });
-        let next = saved.doc;
-        for (const k of keeps) next = k.keep(next, { emitted: k.emitted, snapshot });
-        return next;
-      });
-      if (!written.ok) {
-        this.afterFailedSave(emitted, written);
-        return written;
-      }
-      if (this.inDoubt === inDoubt) this.inDoubt = null;
-      this.durable = compactPersisted(machine.snapshot);
-      this.facts = factsOf(written.doc);
-      const result = saved as SaveResult | null;
-      if (result) this.deps.onSaved(this, { ...result, doc: written.doc });
-      this.deps.onViewChanged(this);
+    const request = { machine, emitted, doubtCode: this.doubtCode, inDoubt, binding: snapshot.context.binding, trigger, keeps, generation: this.generation };
+    const { written, saved, superseded } = await this.deps.ledger.save(this.id, request);
+    if (superseded) return written;
+    if (!written.ok) {
+      this.afterFailedSave(emitted, written);
       return written;
-    });
+    }
+    if (this.inDoubt === inDoubt) this.inDoubt = null;
+    this.durable = compactPersisted(machine.snapshot);
+    if (saved) this.deps.onSaved(this, saved);
+    this.deps.onViewChanged(this);
+    return written;
   }
 
   /**
@@ -423,6 +372,7 @@ export class CampaignHost {
     this.waiters.releaseAll(this.actor.getSnapshot(), failed);
     if (this.corrupt !== null) return;
     if (emitted.some((e) => e.type === 'INTENT_SETTLED')) this.doubtCode = 'outcome_unrecorded';
+    this.generation = this.deps.ledger.supersede(this.id);
     this.actor = this.spawn();
     this.holdSaves = true;
     this.start();

@@ -12,6 +12,7 @@ import type { CampaignDocument, PublicEvent } from '../../persistence/campaign-d
 import type { CampaignStore, LoadResult, WriteResult } from '../../persistence/campaign-store.js';
 import type { StoreFailure } from '../../persistence/store-errors.js';
 import { CampaignHost, MachineRestoreError, type KeepInSave, type SendOutcome } from './campaign-host.js';
+import { CampaignLedger } from './campaign-ledger.js';
 import type { SaveResult } from './campaign-save.js';
 import { createCampaignEffects, type EffectDeps } from './effects.js';
 import { crashPoint } from '../faults/fault-points.js';
@@ -63,19 +64,30 @@ export function createCampaignSystem(opts: CampaignSystemOptions) {
   const hosts = new Map<string, CampaignHost>();
   const corrupt = new Map<string, CorruptCampaign>();
   const publicListeners = new Set<(campaignId: string, events: PublicEvent[]) => void>();
-  const route = (id: string): CampaignHost => {
-    const host = hosts.get(id);
-    if (!host || host.corrupt) throw new Error(`campaign ${id} is not hosted`);
-    return host;
+  // The durable port of every campaign: the effects write and read the document through it,
+  // never through the host that invoked them.
+  const ledger = new CampaignLedger(opts.store, opts.now, {
+    onWriteFailed(id, failure) {
+      const host = hosts.get(id);
+      if (host) hostDeps.onWriteFailed(host, failure);
+    },
+    onJournaled(id) {
+      const host = hosts.get(id);
+      if (host) hostDeps.onViewChanged(host);
+    },
+  });
+  const hosted = (id: string): string => {
+    if (!hosts.has(id) || corrupt.has(id)) throw new Error(`campaign ${id} is not hosted`);
+    return id;
   };
   const logic: CampaignMachine = campaignMachine.provide({
     actors: createCampaignEffects({
       ...opts.effects,
-      journal: (id, intent) => route(id).journal(intent),
-      publishedKeys: (id) => route(id).publishedKeys(),
-      // What the decision effects read of the document, from the facts each host keeps.
-      objectiveOf: (id) => hosts.get(id)?.facts.objective ?? '',
-      decisionConsumed: (id, decisionId) => hosts.get(id)?.facts.consumedDecisions.includes(decisionId) ?? false,
+      journal: (id, intent) => ledger.journal(hosted(id), intent),
+      publishedKeys: (id) => ledger.publishedKeys(hosted(id)),
+      // What the decision effects read of the document: the facts the ledger keeps of it.
+      objectiveOf: (id) => ledger.facts(id)?.objective ?? '',
+      decisionConsumed: (id, decisionId) => ledger.facts(id)?.consumedDecisions.includes(decisionId) ?? false,
     }),
   });
   const reportCorrupt = (id: string, code: string, reason: string): void => {
@@ -87,7 +99,7 @@ export function createCampaignSystem(opts: CampaignSystemOptions) {
   const fleet = createActor(fromCallback(() => {}), opts.inspect ? { inspect: opts.inspect } : {}).start();
   const hostDeps = {
     logic,
-    store: opts.store,
+    ledger,
     now: opts.now,
     environment: opts.environment,
     fleet,
@@ -116,6 +128,7 @@ export function createCampaignSystem(opts: CampaignSystemOptions) {
     } catch (error) {
       if (!(error instanceof MachineRestoreError)) throw error;
       hosts.delete(doc.campaignId);
+      ledger.forget(doc.campaignId);
       reportCorrupt(doc.campaignId, error.code, error.message);
       return null;
     }
@@ -123,6 +136,8 @@ export function createCampaignSystem(opts: CampaignSystemOptions) {
 
   return {
     logic,
+    /** The campaigns' durable port (the effects' journal goes through it). */
+    ledger,
     /**
      * Loads every document and starts its actor as it arrives (`onHosted` hears each one, so a
      * restart's first read runs while the rest still load); waits for the writes restore made
@@ -155,12 +170,17 @@ export function createCampaignSystem(opts: CampaignSystemOptions) {
      * it (an Idempotency-Key record): the campaign and its record are ONE durable write.
      */
     async create(doc: CampaignDocument, withAnswer?: (host: CampaignHost, doc: CampaignDocument) => CampaignDocument): Promise<WriteResult> {
-      const prepared = withAnswer ? new CampaignHost(doc, hostDeps) : null;
+      // A hosted id is refused by the store (`campaign_exists`): no host is prepared for it, since
+      // preparing one would put the new document's facts over the live campaign's at the ledger.
+      const prepared = withAnswer && !hosts.has(doc.campaignId) ? new CampaignHost(doc, hostDeps) : null;
       const created = await opts.store.create(prepared && withAnswer ? withAnswer(prepared, doc) : doc);
       // The chaos/regression kill: the create is durable, its answer not yet sent.
       if (created.ok) crashPoint('after_create_write');
       if (created.ok) host(created.doc, prepared);
-      else if (FAIL_CLOSED.has(created.code)) reportCorrupt(doc.campaignId, created.code, created.reason);
+      // The prepared host adopted the document's facts at the ledger: no campaign, no entry.
+      else if (prepared && !hosts.has(doc.campaignId)) ledger.forget(doc.campaignId);
+      if (created.ok) return created;
+      if (FAIL_CLOSED.has(created.code)) reportCorrupt(doc.campaignId, created.code, created.reason);
       else if (created.code === 'fence_stale') opts.onFenceStale?.(doc.campaignId, created);
       return created;
     },

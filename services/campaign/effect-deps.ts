@@ -19,8 +19,6 @@ export interface EffectDeps extends AuthorityPorts {
    * mutations never wait behind them).
    */
   readConcurrency?: number;
-  /** Called after each status read that reached the wire, with its result (reachability, metrics, last_read_at). */
-  onStatusRead?(campaignId: string, ok: boolean, code: string | null, at: string, message?: string | null): void;
   /** The Argus bridge and Foreman runner the decision effects use (none: no decision runs). */
   decisions?: DecisionRuntime;
   /** The campaign's objective (the envelope carries it, sanitized and capped). */

@@ -37,6 +37,7 @@ export function createReadEffects(deps: EffectDeps) {
       return {
         ok: false,
         requestedAt: deps.now().toISOString(),
+        answeredAt: null,
         code: REMOTE_NOT_CONFIGURED,
         failure: { consecutive, critical: false, backoffMs: readFailureBackoffMs(consecutive, input.cadenceMs), drafts: [] },
       };
@@ -46,7 +47,6 @@ export function createReadEffects(deps: EffectDeps) {
     const read = await remote.getTask(input.taskId, { contextId: input.contextId });
     const answeredAt = deps.now();
     const at = answeredAt.toISOString();
-    deps.onStatusRead?.(campaignId, read.ok, read.ok ? null : read.error.code, at, read.ok ? read.value.latestAgentMessageExcerpt : null);
 
     if (!read.ok) {
       const consecutive = readFailures.consecutive + 1;
@@ -61,16 +61,18 @@ export function createReadEffects(deps: EffectDeps) {
       return {
         ok: false,
         requestedAt,
+        answeredAt: at,
         code: read.error.code,
         failure: { consecutive, critical: failure.critical, backoffMs: failure.backoffMs, drafts: failure.publicEvents },
       };
     }
 
     const snapshot = read.value;
+    const answered = { requestedAt, answeredAt: at, message: snapshot.latestAgentMessageExcerpt };
     const fingerprint = materialFingerprint(snapshot);
     const readback = leaseReadbackOf(snapshot, at);
     const recovering = readFailures.consecutive > 0;
-    if (previous?.fingerprint === fingerprint && !recovering) return { ok: true, requestedAt, fingerprint, readback, observation: null };
+    if (previous?.fingerprint === fingerprint && !recovering) return { ok: true, ...answered, fingerprint, readback, observation: null };
 
     const reduced = reduce(previous, snapshot, { campaignId, controllerId, now: answeredAt, published: await deps.publishedKeys(campaignId) });
     // A recovering read that is otherwise noise still stamps when the remote last answered: the
@@ -79,7 +81,7 @@ export function createReadEffects(deps: EffectDeps) {
     const view = reduced.material ? reduced.view : { ...reduced.view, observedAt: at };
     return {
       ok: true,
-      requestedAt,
+      ...answered,
       fingerprint,
       readback,
       observation: {

@@ -273,13 +273,12 @@ class SupervisorRuntime implements Supervisor {
         controllerId: this.config.controllerId,
         remote: this.remote,
         now: this.now,
-        onStatusRead: (...read) => this.statusRead(...read),
         readConcurrency,
         decisions: this.decisions,
         contexts: this.contexts,
       },
       environment: () => this.time.environment(),
-      ...systemHooks({ views, gate: this.gate, logger: this.logger, contexts: this.contexts }),
+      ...systemHooks({ views, gate: this.gate, logger: this.logger, contexts: this.contexts, readAnswered: (host, read) => this.statusRead(host, read) }),
       onFenceStale: (_id, stale) => this.hosting.lose(stale.reason),
     });
     // Every restored actor starts with the environment of now (nothing discovered yet, usually).
@@ -293,12 +292,12 @@ class SupervisorRuntime implements Supervisor {
     }
   }
 
-  /** After each status read that reached the wire: reachability (/health) and `last_read_at`. */
-  private statusRead(campaignId: string, okRead: boolean, code: string | null, at: string, message: string | null = null): void {
-    this.link.readAnswered(okRead, code);
-    const host = this.system?.host(campaignId);
-    if (okRead && host) this.views.read(host, at, message);
-    if (!okRead) this.logger.warn({ campaignId, code }, 'remote read failed');
+  /** After each status read that reached the wire (its READ_SETTLED): reachability (/health) and `last_read_at`. */
+  private statusRead(host: CampaignHost, read: { code: string | null; answeredAt: string; message: string | null }): void {
+    const okRead = read.code === null;
+    this.link.readAnswered(okRead, read.code);
+    if (okRead) this.views.read(host, read.answeredAt, read.message);
+    else this.logger.warn({ campaignId: host.id, code: read.code }, 'remote read failed');
   }
 
   /** Every covered actor stops at once and for good; the heartbeat skips them (not running). */

@@ -8,8 +8,21 @@ import { heldContext, type ContextIndex } from '../authority/context-index.js';
 import type { CampaignViews } from '../api/campaign-views.js';
 import type { RequestGate } from '../api/request-gate.js';
 import type { CampaignSystemHooks } from '../campaign/campaign-system.js';
+import type { CampaignHost } from '../campaign/campaign-host.js';
+import type { CampaignEmitted } from '../../machines/campaign.types.js';
 
-export function systemHooks(p: { views: CampaignViews; gate: RequestGate; logger: Logger; contexts: ContextIndex }): CampaignSystemHooks {
+type ReadSettled = Extract<CampaignEmitted, { type: 'READ_SETTLED' }>;
+
+export interface SystemHookDeps {
+  views: CampaignViews;
+  gate: RequestGate;
+  logger: Logger;
+  contexts: ContextIndex;
+  /** A status read the remote answered (reachability, `last_read_at`, the status text). */
+  readAnswered(host: CampaignHost, read: ReadSettled & { answeredAt: string }): void;
+}
+
+export function systemHooks(p: SystemHookDeps): CampaignSystemHooks {
   const { views, gate, logger, contexts } = p;
   return {
     onLoaded: (doc) => {
@@ -20,7 +33,10 @@ export function systemHooks(p: { views: CampaignViews; gate: RequestGate; logger
       gate.indexKeys(host.id, saved.doc.idempotency);
       views.saved(host, saved);
     },
-    onEmitted: (host, event) => views.emitted(host, event),
+    onEmitted: (host, event) => {
+      if (event.type === 'READ_SETTLED' && event.answeredAt !== null) p.readAnswered(host, event as ReadSettled & { answeredAt: string });
+      views.emitted(host, event);
+    },
     onViewChanged: (host) => {
       // Where the chart stands on its context (a claim in flight keeps what its own `hold` took).
       const held = heldContext(host.corrupt ? null : host.getSnapshot());

@@ -32,8 +32,8 @@ beforeAll(async () => {
     controllerId: CONTROLLER,
     remote: client,
     now: () => new Date(),
-    // The production journal write: the campaign host's queue, the store, fsync, rename.
-    journal: (id, intent) => w.supervisor.system!.host(id)!.journal(intent),
+    // The production journal write: the campaign's ledger (its write queue), the store, fsync, rename.
+    journal: (id, intent) => w.supervisor.system!.ledger.journal(id, intent),
     publishedKeys: async () => new Set(),
   });
 });

@@ -35,6 +35,8 @@ const effects = {
   statusReader: readerOf(async (input: ReadStatusInput): Promise<ReadStatusOutput> => ({
     ok: true,
     requestedAt: input.now,
+    answeredAt: input.now,
+    message: null,
     fingerprint: `fp:${input.taskId}`,
     // The remote shows our hold (a read's readback judges the lease).
     readback: { holder: input.controllerId, epoch: EPOCH, expiresAt: RENEWED_UNTIL, readAt: input.now },

@@ -42,7 +42,7 @@ type Fns = {
   renew?: (input: RenewLeaseInput) => Promise<RenewLeaseOutput>;
 };
 /** An unchanged-looking read that shows our lease. */
-const quietRead = async (input: ReadStatusInput): Promise<ReadStatusOutput> => ({ ok: true, requestedAt: input.now, fingerprint: 'fp-q', readback: { ...OURS, readAt: input.now }, observation: null });
+const quietRead = async (input: ReadStatusInput): Promise<ReadStatusOutput> => ({ ok: true, requestedAt: input.now, answeredAt: input.now, message: null, fingerprint: 'fp-q', readback: { ...OURS, readAt: input.now }, observation: null });
 const applied = async (i: RelayMutationInput): Promise<RelayMutationOutput> => ({ outcome: 'applied', requestId: i.requestId, taskId: null });
 
 function wired(fns: Fns = {}) {

@@ -197,6 +197,8 @@ export type Observation = NonNullable<Extract<ReadStatusOutput, { ok: true }>['o
 export const read = (fingerprint: string, readback: LeaseReadback | null, observation: Observation | null, requestedAt = NOW): ReadStatusOutput => ({
   ok: true,
   requestedAt,
+  answeredAt: requestedAt,
+  message: null,
   fingerprint,
   readback,
   observation,
@@ -248,6 +250,7 @@ export const READBACKS: { readback: LeaseReadback | null; requestedAt: string }[
 const failed = (requestedAt: string, consecutive: number, critical: boolean): ReadStatusOutput => ({
   ok: false,
   requestedAt,
+  answeredAt: requestedAt,
   code: 'remote_unavailable',
   failure: { consecutive, critical, backoffMs: 20 * CADENCE_MS, drafts: critical ? [draft('CRITICAL', 'remote_unavailable:camp-1:1')] : [] },
 });

@@ -17,7 +17,7 @@ export interface EffectsWorld {
   deps: EffectDeps;
   /** Keys the fake document has published; `publishedKeys` answers with a copy. */
   published: Set<string>;
-  calls: { publishedKeys: number; journal: JournalIntentRecord[]; statusReads: { ok: boolean; code: string | null; at: string }[] };
+  calls: { publishedKeys: number; journal: JournalIntentRecord[] };
   /** All A2A requests the simulator has counted so far (card fetches included). */
   requests(method?: string): number;
   close(): Promise<void>;
@@ -30,7 +30,7 @@ export async function effectsWorld(simOptions: SimulatorOptions = {}, over: Part
   const discovered = await client.discover();
   if (!discovered.ok) throw new Error(`discovery failed: ${discovered.error.code}`);
   const published = new Set<string>();
-  const calls: EffectsWorld['calls'] = { publishedKeys: 0, journal: [], statusReads: [] };
+  const calls: EffectsWorld['calls'] = { publishedKeys: 0, journal: [] };
   const deps: EffectDeps = {
     controllerId: CONTROLLER,
     remote: client,
@@ -42,7 +42,6 @@ export async function effectsWorld(simOptions: SimulatorOptions = {}, over: Part
       calls.publishedKeys++;
       return new Set(published);
     },
-    onStatusRead: (_campaignId, ok, code, at) => calls.statusReads.push({ ok, code, at }),
     ...over,
   };
   return {
