@@ -70,7 +70,9 @@ async function history(deps: CampaignsRouteDeps, campaignId: string, summary: Ca
   if (corrupt) return fail('campaign_corrupt', `The campaign document failed closed (${corrupt.code}); it is reported, never replaced.`);
   const host = deps.system.host(campaignId);
   if (!host || !summary) return fail('campaign_not_found', `No campaign is named ${campaignId}.`);
-  const loaded = await host.loadDocument();
+  // After every write queued so far: the view moves before its save is written, and the history
+  // must not lag the state it shows.
+  const loaded = await deps.system.ledger.load(host.id);
   if (!loaded.ok) return deps.unusable(campaignId, loaded);
   return ok(historyView(loaded.doc, summary));
 }

@@ -8,35 +8,31 @@
  * no write, no document read. The effects never reach the host: their ports are the ledger's.
  * @module
  */
-import { createActor, type Actor, type AnyActorRef, type Subscription } from 'xstate';
-import type { CampaignMachine } from '../../machines/campaign.machine.js';
 import { CAMPAIGN_MACHINE_VERSION, checkRestorable, isQuiescent } from '../../machines/campaign.machine.js';
-import type { CampaignContext, CampaignEmitted, CampaignEvent, HostEnvironment, ObserveEvent, OperatorEvent, TickEvent } from '../../machines/campaign.types.js';
+import type { CampaignEmitted, CampaignEvent, HostEnvironment, ObserveEvent, OperatorEvent, TickEvent } from '../../machines/campaign.types.js';
 import type { CampaignDocument } from '../../persistence/campaign-document.js';
-import type { CampaignStore, WriteResult } from '../../persistence/campaign-store.js';
+import type { WriteResult } from '../../persistence/campaign-store.js';
 import type { StoreFailure } from '../../persistence/store-errors.js';
-import { isDurable, type SaveResult } from './campaign-save.js';
+import type { SaveResult } from './campaign-save.js';
 import { operatorAction } from './campaign-history.js';
 import type { CampaignLedger } from './campaign-ledger.js';
-import { settleInterrupted, withEnvironment } from '../../machines/campaign.restore.js';
-import { durableStateKey, isMutation, onlyEnvironmentChanged } from './host-snapshots.js';
-import { compactActorOptions, compactPersisted } from './actor-memory.js';
+import { isMutation } from './host-snapshots.js';
+import { compactPersisted } from './actor-memory.js';
+import { HostSaves } from './host-saves.js';
+import { MachineRestoreError, type RestoreDeps } from './host-restore.js';
+import { LiveActor } from './live-actor.js';
 import { HostWaiters, readInFlight, renewalInFlight, tickBusy, type Collector, type KeepInSave, type SendOutcome } from './host-waiters.js';
 import type { CampaignFacts, CampaignSnapshot } from './facts.js';
 
-export interface CampaignHostDeps {
-  logic: CampaignMachine;
+/**
+ * `fleet` (RestoreDeps): the root every campaign actor is created under, so all of them share one
+ * XState actor system (its scheduler, registry and inspection) instead of one system each: ~1.8 KB
+ * of live heap per campaign. It hears nothing but XState's own done/error notices. `environment`:
+ * the process's facts of now (discovery, Argus's runtime, the cadence); every restore takes them.
+ */
+export interface CampaignHostDeps extends RestoreDeps {
   /** The campaign's durable side: its write queue, its document facts, its actor's generation. */
   ledger: CampaignLedger;
-  now(): Date;
-  /** The process's facts of now (discovery, Argus's runtime, the cadence): every restore takes them. */
-  environment(): HostEnvironment;
-  /**
-   * The root every campaign actor is created under, so all of them share one XState actor
-   * system (its scheduler, registry and inspection) instead of one system each: ~1.8 KB of
-   * live heap per campaign. It hears nothing but XState's own done/error notices.
-   */
-  fleet: AnyActorRef;
   /** After every successful save: what it appended to the outbox and the wake log. */
   onSaved(host: CampaignHost, saved: SaveResult): void;
   /** Every emitted event, durable or not (READ_SETTLED feeds metrics and `last_read_at`). */
@@ -48,16 +44,9 @@ export interface CampaignHostDeps {
 }
 
 export type { KeepInSave, SendOutcome } from './host-waiters.js';
+export { MachineRestoreError } from './host-restore.js';
 
-/** XState's own stop event (see `stopActor`). */
-const XSTATE_STOP = 'xstate.stop';
-
-export class MachineRestoreError extends Error {
-  readonly code = 'machine_version_unknown';
-}
-
-export class CampaignHost {
-  readonly id: string;
+export class CampaignHost extends LiveActor {
   lastReadAt: string | null = null;
   /** Memory only, like `lastReadAt`: the last failed read (`last_error.at`) and the remote's status text. */
   lastFailedRead: { code: string; at: string } | null = null;
@@ -65,36 +54,20 @@ export class CampaignHost {
   /** Operator reads (`observe`) in flight: their READ_SETTLED is not a heartbeat tick. */
   observing = 0;
   corrupt: { code: string; reason: string } | null = null;
-  private actor: Actor<CampaignMachine>;
-  /** The persisted snapshot as last known on disk: a failed save rewinds the actor to it. */
-  private durable: unknown;
   /** After a rewind, nothing is saved until the next event (storage that is down is not hammered). */
   private holdSaves = false;
   private readonly deps: CampaignHostDeps;
-  private pending: CampaignEmitted[] = [];
-  /** Since the last save, for the history's cause: the operator actions sent, and whether a read changed or failed. */
-  private actedSinceSave: string[] = [];
-  private readSinceSave = false;
+  /** What waits for the next save, and what the last one took. */
+  private readonly saves = new HostSaves();
   private readonly waiters = new HostWaiters();
   /** The live actor's generation at the ledger: a rewind supersedes it (and every write queued for it). */
   private generation: number;
-  private savedContext: unknown;
-  private savedStateKey = '';
-  /** Why an intent that turns ambiguous without a relay answer is in doubt. */
-  private doubtCode = 'restart_in_doubt';
-  /** The intent told INTENT_IN_DOUBT whose open journal entry the next save records as ambiguous. */
-  private inDoubt: string | null = null;
-  /** Made on the first subscriber: most campaigns never have one (an empty Set is ~150 bytes each). */
-  private listeners: Set<(snapshot: CampaignSnapshot) => void> | null = null;
-  private subscription: Subscription | null = null;
-  /** What settling the restored snapshot emitted (an interrupted turn): saved at start. */
-  private restoredEvents: CampaignEmitted[] = [];
   /** Set once the right to host is lost: the actor is stopped for good and every waiter gets this. */
   private lostRight: Extract<WriteResult, { ok: false }> | null = null;
 
   /** @throws MachineRestoreError when the snapshot's machine version is not this build's. */
   constructor(doc: CampaignDocument, deps: CampaignHostDeps) {
-    this.id = doc.campaignId;
+    super(doc.campaignId, deps);
     this.deps = deps;
     if (!doc.machine) throw new MachineRestoreError('campaign has no machine snapshot');
     // A `campaign@5` snapshot's binding lived in the document: the migration takes it from there.
@@ -102,53 +75,23 @@ export class CampaignHost {
     if (!check.ok) throw new MachineRestoreError(`machine version ${check.version} is not ${CAMPAIGN_MACHINE_VERSION}`);
     this.durable = check.snapshot;
     this.generation = deps.ledger.adopt(doc);
-    this.actor = this.spawn();
+    this.spawn();
   }
 
-  private spawn(): Actor<CampaignMachine> {
-    let actor: Actor<CampaignMachine>;
-    try {
-      // Input is ignored on restore (the context comes from the snapshot); the types ask for it.
-      // Inspection is the shared system's (set on the fleet root).
-      // Restored the way a restart restores it (a rewind after a failed save too): a snapshot
-      // saved mid-read settles in `heartbeat.idle`, since no restarted reader answers that read.
-      // A decision boundary in flight is settled, never replayed (an Argus turn: "interrupted").
-      const settled = settleInterrupted(this.durable, this.deps.now().toISOString());
-      this.restoredEvents = settled.emitted;
-      const snapshot = withEnvironment(settled.snapshot, this.deps.environment());
-      const options = { snapshot, input: { campaignId: this.id }, id: this.id, parent: this.deps.fleet };
-      actor = createActor(this.deps.logic, options as never);
-      compactActorOptions(actor);
-    } catch (error) {
-      throw new MachineRestoreError(error instanceof Error ? error.message : String(error));
-    }
-    const restored = actor.getSnapshot();
-    this.savedContext = restored.context;
-    this.savedStateKey = durableStateKey(restored);
-    return actor;
+  protected restored(snapshot: CampaignSnapshot): void {
+    this.saves.restoredAt(snapshot);
   }
 
   /** Starts the actor. A journaled intent without an outcome may have reached the remote: in doubt, never resent. */
   start(): void {
-    this.actor.on('*', (event) => this.onEmitted(event as CampaignEmitted));
-    this.subscription = this.actor.subscribe({
-      next: (snapshot) => this.onSnapshot(snapshot),
-      complete: () => this.onSnapshot(this.actor.getSnapshot()),
-      error: () => this.onSnapshot(this.actor.getSnapshot()),
-    });
-    this.actor.start();
-    // The restore changed the context (an interrupted turn): the first save carries its receipt.
-    const restored = this.restoredEvents;
-    this.restoredEvents = [];
-    for (const event of restored) this.onEmitted(event);
+    this.startActor();
     const open = this.facts.openIntent;
     if (open && isMutation(open.action)) {
       // No outcome on disk: recorded as in doubt (and said so once), even if the snapshot already is.
-      if (!open.outcomeRecorded) this.inDoubt = open.requestId;
-      if (!open.outcomeRecorded) this.pending.push({ type: 'INTENT_AMBIGUOUS', campaignId: this.id, requestId: open.requestId, kind: open.action });
+      if (!open.outcomeRecorded) this.saves.doubt({ type: 'INTENT_AMBIGUOUS', campaignId: this.id, requestId: open.requestId, kind: open.action });
       this.actor.send({ type: 'INTENT_IN_DOUBT', requestId: open.requestId, kind: open.action });
     }
-    if (this.pending.length) this.onSnapshot(this.actor.getSnapshot());
+    if (this.saves.waiting) this.onSnapshot(this.actor.getSnapshot());
   }
 
   stop(): Promise<unknown> {
@@ -159,16 +102,6 @@ export class CampaignHost {
   /** The document's facts as of the last write (never the whole document). */
   get facts(): CampaignFacts {
     return this.deps.ledger.facts(this.id)!;
-  }
-
-  getSnapshot(): CampaignSnapshot {
-    return this.actor.getSnapshot();
-  }
-
-  subscribe(listener: (snapshot: CampaignSnapshot) => void): () => void {
-    const listeners = (this.listeners ??= new Set());
-    listeners.add(listener);
-    return () => listeners.delete(listener);
   }
 
   get running(): boolean {
@@ -236,7 +169,7 @@ export class CampaignHost {
       const collector: Collector = { done, emitted: [], keep, resolve };
       this.waiters.add(collector);
       const action = operatorAction(event);
-      if (action) this.actedSinceSave.push(action);
+      if (action) this.saves.acted(action);
       this.holdSaves = false;
       this.actor.send(event);
       // XState processed the event synchronously; if the subscription was not told, settle now.
@@ -256,17 +189,6 @@ export class CampaignHost {
   }
 
   /**
-   * The actor lives under the fleet root (one shared system), and XState lets only a root call
-   * `stop()`: the stop event is what `stop()` itself enqueues, and it stops the actor's children
-   * (the status reader, any effect) with it, synchronously when nothing else is being processed.
-   */
-  private stopActor(): void {
-    this.subscription?.unsubscribe();
-    // A closed campaign's actor is done already (a final state): XState would warn, nothing to stop.
-    if (this.actor.getSnapshot().status === 'active') this.actor.send({ type: XSTATE_STOP } as never);
-  }
-
-  /**
    * The right to host is gone (a failed renewal, a `fence_stale` write): the actor stops where it
    * is — no rewind, no restart, nothing more saved — and whoever waits on it gets `failed`.
    */
@@ -278,18 +200,9 @@ export class CampaignHost {
     this.stopActor();
     // A relay on the wire when the right went: its outcome is unknown here (the new owner finds it in doubt).
     if (relaying && open && isMutation(open.action)) this.waiters.heard({ type: 'INTENT_AMBIGUOUS', campaignId: this.id, requestId: open.requestId, kind: open.action });
-    this.pending = [];
+    this.saves.drop();
     this.waiters.releaseAll(this.actor.getSnapshot(), failed);
     this.deps.onViewChanged(this);
-  }
-
-  /**
-   * The document once every write queued so far is on disk (the history route reads it there:
-   * the view moves before its save is written, so a read that did not wait could show a state
-   * the history does not have yet).
-   */
-  loadDocument(): ReturnType<CampaignStore['load']> {
-    return this.deps.ledger.load(this.id);
   }
 
   /** Resolves when every write queued so far has finished. */
@@ -297,25 +210,19 @@ export class CampaignHost {
     return this.deps.ledger.whenWritten(this.id);
   }
 
-  private onEmitted(event: CampaignEmitted): void {
-    if (isDurable(event)) this.pending.push(event);
-    if (event.type === 'READ_SETTLED' && event.result !== 'unchanged') this.readSinceSave = true;
+  protected onEmitted(event: CampaignEmitted): void {
+    this.saves.heard(event);
     this.waiters.heard(event);
     this.deps.onEmitted(this, event);
   }
 
-  private onSnapshot(snapshot: CampaignSnapshot): void {
+  protected onSnapshot(snapshot: CampaignSnapshot): void {
     const quiescent = isQuiescent(snapshot);
-    const stateKey = durableStateKey(snapshot);
-    // The environment is the process's, replaced on every restore: a change of it alone is no write.
-    if (snapshot.context !== this.savedContext && onlyEnvironmentChanged(this.savedContext as CampaignContext, snapshot.context)) {
-      this.savedContext = snapshot.context;
-      this.deps.onViewChanged(this);
-    }
-    const changed = snapshot.context !== this.savedContext || stateKey !== this.savedStateKey;
+    const { stateKey, environmentOnly, changed } = this.saves.judge(snapshot);
+    if (environmentOnly) this.deps.onViewChanged(this);
     const finishing = this.waiters.finishing(snapshot);
     let save: Promise<WriteResult | null> | null = null;
-    if (quiescent && this.corrupt === null && this.lostRight === null && !this.holdSaves && (changed || this.pending.length > 0)) {
+    if (quiescent && this.corrupt === null && this.lostRight === null && !this.holdSaves && (changed || this.saves.waiting)) {
       save = this.save(snapshot, stateKey, finishing);
     }
     if (changed) this.deps.onViewChanged(this);
@@ -326,30 +233,23 @@ export class CampaignHost {
       });
     }
     this.waiters.releaseTicks(snapshot, this.whenWritten());
-    if (this.listeners) for (const listener of this.listeners) listener(snapshot);
+    this.tellListeners(snapshot);
   }
 
   /** Queues one save of this quiescent snapshot with every durable event emitted since the last. */
   private async save(snapshot: CampaignSnapshot, stateKey: string, finishing: Collector[]): Promise<WriteResult | null> {
-    const emitted = this.pending;
-    this.pending = [];
-    const trigger = { operator: this.actedSinceSave, read: this.readSinceSave };
-    this.actedSinceSave = [];
-    this.readSinceSave = false;
-    this.savedContext = snapshot.context;
-    this.savedStateKey = stateKey;
+    const taken = this.saves.take(snapshot, stateKey);
     // Taken now: the actor moves on while the write waits its turn.
     const machine = { version: CAMPAIGN_MACHINE_VERSION, snapshot: this.actor.getPersistedSnapshot() };
     const keeps = finishing.flatMap((c) => (c.keep ? [(doc: CampaignDocument) => c.keep!(doc, { emitted: c.emitted, snapshot })] : []));
-    const inDoubt = this.inDoubt;
-    const request = { machine, emitted, doubtCode: this.doubtCode, inDoubt, binding: snapshot.context.binding, trigger, keeps, generation: this.generation };
+    const request = { ...taken, machine, binding: snapshot.context.binding, keeps, generation: this.generation };
     const { written, saved, superseded } = await this.deps.ledger.save(this.id, request);
     if (superseded) return written;
     if (!written.ok) {
-      this.afterFailedSave(emitted, written);
+      this.afterFailedSave(taken.emitted, written);
       return written;
     }
-    if (this.inDoubt === inDoubt) this.inDoubt = null;
+    this.saves.written(taken.inDoubt);
     this.durable = compactPersisted(machine.snapshot);
     if (saved) this.deps.onSaved(this, saved);
     this.deps.onViewChanged(this);
@@ -367,13 +267,12 @@ export class CampaignHost {
     // Another process hosts the campaign now: rewinding would run a second actor beside its own.
     if (failed.code === 'fence_stale' || this.lostRight) return this.stopForLostRight(failed);
     this.stopActor();
-    this.pending = [];
-    this.inDoubt = null;
+    this.saves.drop();
     this.waiters.releaseAll(this.actor.getSnapshot(), failed);
     if (this.corrupt !== null) return;
-    if (emitted.some((e) => e.type === 'INTENT_SETTLED')) this.doubtCode = 'outcome_unrecorded';
+    if (emitted.some((e) => e.type === 'INTENT_SETTLED')) this.saves.outcomeUnrecorded();
     this.generation = this.deps.ledger.supersede(this.id);
-    this.actor = this.spawn();
+    this.spawn();
     this.holdSaves = true;
     this.start();
     this.deps.onViewChanged(this);
