@@ -13,11 +13,10 @@ import { explainRefusal } from '../../machines/campaign.rules.js';
 import { describeStates } from '../../machines/campaign.projection.js';
 import { leaseUnexpiredAt } from '../../machines/campaign.guards.js';
 import type { BindMissionEvent, ObserveEvent, OperatorEvent } from '../../machines/campaign.types.js';
-import type { CampaignDocument } from '../../persistence/campaign-document.js';
 import type { StoreFailure } from '../../persistence/store-errors.js';
 import type { KeepAnswer } from './request-gate.js';
 import type { CampaignHost, SendOutcome } from '../campaign/campaign-host.js';
-import { factsOf, type CampaignFacts, type CampaignSnapshot } from '../campaign/facts.js';
+import type { CampaignFacts, CampaignSnapshot } from '../campaign/facts.js';
 import type { ApiError } from '../contract/api-errors.js';
 import type { CampaignActionBody } from './api-schemas.js';
 import type { CampaignSummary, PublicEventView } from './read-model.js';
@@ -49,7 +48,7 @@ const NEEDS_REMOTE = new Set<Action>(['observe', 'claim', 'release', 'submit', '
 export class CampaignActions {
   constructor(private readonly deps: CampaignActionsDeps) {}
 
-  /** Runs one action on a hosted campaign. `keepAnswer` (Idempotency-Key) joins a mutation's outcome write. */
+  /** Runs one action on a hosted campaign. `keepAnswer` (Idempotency-Key): a mutation's record joins its outcome's write. */
   async act(host: CampaignHost, req: CampaignActionBody, opts: { keepAnswer?: KeepAnswer } = {}): Promise<ApiResult<unknown>> {
     const missing = NEEDS_REMOTE.has(req.action) ? this.deps.noRemote() : null;
     if (missing) return { ok: false, error: missing };
@@ -63,11 +62,11 @@ export class CampaignActions {
     if (refused) return refusalResult(refused, req.action);
     if (event.type === 'BIND_MISSION') return this.bindMission(host, event);
     const keep = opts.keepAnswer;
-    // Rendered once, as plain data: with an Idempotency-Key the answer kept in the outcome's own
-    // write is the very answer returned, so a replay equals it byte for byte.
+    // With an Idempotency-Key, a mutation's record (its outcome, as data) is taken when the outcome
+    // is known and written in the outcome's own save; the gate renders the answer from it.
     let kept: ApiResult<unknown> | null = null;
-    const keepIn = keep && event.type === 'MUTATE' ? (doc: CampaignDocument, o: Omit<SendOutcome, 'save'>) => keep(doc, (kept = plain(this.answer(host, event, { ...o, save: null }, doc)))) : undefined;
-    const outcome = await host.send(event, keepIn);
+    const record = keep && event.type === 'MUTATE' ? (o: Omit<SendOutcome, 'save'>) => keep((kept = plain(this.answer(host, event, { ...o, save: null })))) : undefined;
+    const outcome = await host.send(event, record);
     if (outcome.save && !outcome.save.ok) {
       // The relay has happened: a lost outcome write leaves it in doubt, never an error inviting a retry.
       if (find(outcome.emitted, 'INTENT_SETTLED') || find(outcome.emitted, 'INTENT_AMBIGUOUS')) {
@@ -75,7 +74,7 @@ export class CampaignActions {
       }
       this.deps.unusable(host.id, outcome.save);
     }
-    const answer = kept ?? plain(this.answer(host, event, outcome, null));
+    const answer = kept ?? plain(this.answer(host, event, outcome));
     if (req.action !== 'resume' || !answer.ok || this.deps.noRemote() || host.getSnapshot().context.binding.taskId === null) return answer;
     // Resume only observes and reads back; it never claims. A failed read does not undo it: the
     // resume is answered ok, with the read's failure as `read_error` (its remote code).
@@ -192,12 +191,9 @@ export class CampaignActions {
     }
   }
 
-  /**
-   * The answer to an action from what its event caused. `doc`: the document being written (kept
-   * answers).
-   */
-  private answer(host: CampaignHost, event: OperatorEvent, outcome: SendOutcome, doc: CampaignDocument | null): ApiResult<unknown> {
-    const campaign = this.deps.view(doc ? factsOf(doc) : host.facts, outcome.snapshot, host);
+  /** The answer to an action from what its event caused. */
+  private answer(host: CampaignHost, event: OperatorEvent, outcome: SendOutcome): ApiResult<unknown> {
+    const campaign = this.deps.view(host.facts, outcome.snapshot, host);
     const e = outcome.emitted;
     if (event.type === 'OPERATOR_CLAIM') {
       const settled = find(e, 'CLAIM_SETTLED');

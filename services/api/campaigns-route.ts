@@ -8,10 +8,10 @@ import { createActor } from 'xstate';
 import type { A2AClient } from '../../adapters/a2a/index.js';
 import { CAMPAIGN_MACHINE_VERSION, campaignMachine, type BindingFacts } from '../../machines/campaign.machine.js';
 import { newCampaignDocument } from '../../persistence/campaign-document.js';
+import { rememberAnswer } from '../../persistence/idempotency.js';
 import type { StoreFailure } from '../../persistence/store-errors.js';
 import { createReadRefusal } from './task-verification.js';
 import type { KeepAnswer } from './request-gate.js';
-import type { CampaignHost } from '../campaign/campaign-host.js';
 import type { CampaignSystem } from '../campaign/campaign-system.js';
 import { apiError, type ApiErrorCode } from '../contract/api-errors.js';
 import type { CampaignsBody } from './api-schemas.js';
@@ -103,20 +103,10 @@ async function create(deps: CampaignsRouteDeps, req: Extract<CampaignsBody, { ac
   // The history starts with the creation: the first state's "since" is known from the first entry.
   const first = statesOf(doc.machine.snapshot);
   if (first) doc.history = [{ at: createdAt.toISOString(), from: null, to: first, cause: 'operator', detail: 'create' }];
-  // The answer is rendered once, from the new campaign's host, as plain data: with a key it is
-  // written in the create's own write, and the caller gets exactly what a replay will get.
-  let answer: ApiResult<unknown> | null = null;
-  const render = (host: CampaignHost): ApiResult<unknown> => {
-    if (readAt) host.lastReadAt = readAt;
-    return JSON.parse(JSON.stringify(ok({ campaign: deps.views.summary(host) }))) as ApiResult<unknown>;
-  };
-  const withAnswer = keep
-    ? (host: CampaignHost, fresh: typeof doc) => {
-        answer = render(host);
-        return keep(fresh, answer);
-      }
-    : undefined;
-  const created = await deps.system.create(doc, withAnswer);
+  // With a key, the record of the outcome (created: the answer is the campaign's view, rendered at
+  // every answer) is part of the document created: the campaign and its record are ONE write.
+  if (keep) doc.idempotency = rememberAnswer(doc.idempotency, keep(ok({})));
+  const created = await deps.system.create(doc);
   if (!created.ok) {
     if (created.code === 'campaign_exists') return exists();
     if (created.code === 'io_failed' || created.code === 'lock_timeout' || created.code === 'fence_stale') deps.unusable(req.campaign_id, created);
@@ -126,5 +116,5 @@ async function create(deps: CampaignsRouteDeps, req: Extract<CampaignsBody, { ac
   if (!host) return fail('campaign_corrupt', 'The new campaign could not be started.');
   if (readAt) host.lastReadAt = readAt;
   deps.views.refresh(host);
-  return answer ?? ok({ campaign: deps.views.summary(host) });
+  return ok({ campaign: deps.views.summary(host) });
 }

@@ -11,6 +11,11 @@
  *   409 to a concurrent request with the same key; it neither waits nor runs it twice);
  * - an answer is kept only if the request changed the campaign (Stripe keeps a result only
  *   once the endpoint began executing): a refusal that changed nothing may be retried as is.
+ *
+ * What is kept is the request's outcome, as data (request id, outcome, task id, lease, error
+ * code), never the campaign's view: the first answer and every replay are rendered from that
+ * record, with the campaign as it is at the moment of the answer (a view kept with the record
+ * would replay `allowed_actions` judged at another time).
  * @module
  */
 import {
@@ -20,11 +25,9 @@ import {
   digestRequest,
   findReplay,
   isValidIdempotencyKey,
-  rememberAnswer,
   type IdempotencyRecord,
   type StoredAnswer,
 } from '../../persistence/idempotency.js';
-import type { CampaignDocument } from '../../persistence/campaign-document.js';
 import { apiError, type ApiError } from '../contract/api-errors.js';
 import type { ApiResult } from './supervisor-api.js';
 
@@ -35,6 +38,8 @@ export interface RequestGateDeps {
   remember(campaignId: string, record: IdempotencyRecord): Promise<void>;
   /** Durable writes made to this campaign so far (to tell whether a request changed it). */
   writesTo(campaignId: string): number;
+  /** The campaign's view now (an answer's `campaign`); undefined when it has none. */
+  liveView(campaignId: string): unknown;
   now(): Date;
   onRememberFailed(campaignId: string, error: unknown): void;
 }
@@ -58,9 +63,9 @@ export function createRequestGate(deps: RequestGateDeps) {
 
   /**
    * `work` runs at most once per key and request; see the module comment. It is handed
-   * `keepAnswer`, to keep its answer in the same document write as its effect (a fenced
-   * mutation does, so no crash can fall between the outcome and the kept answer); otherwise
-   * the answer is kept in a write of its own right after.
+   * `recordOf`, which makes the record of its answer (data), to keep it in the same document
+   * write as its effect (a fenced mutation does, so no crash can fall between the outcome and
+   * the record); otherwise the record is kept in a write of its own right after.
    */
   async function idempotent(
     campaignId: string,
@@ -96,7 +101,7 @@ export function createRequestGate(deps: RequestGateDeps) {
     }
     if (earlier.kind === 'replay') {
       release();
-      return { ...fromStored(earlier.answer), replayed: true };
+      return { ...render(campaignId, earlier.answer), replayed: true };
     }
     if (earlier.kind === 'key_reused') {
       release();
@@ -106,19 +111,26 @@ export function createRequestGate(deps: RequestGateDeps) {
     if (existing || keys.get(slot) !== lookup) return inFlight();
     keys.set(slot, 'running');
     const recordOf = (answer: ApiResult<unknown>): IdempotencyRecord => ({ keyDigest, requestDigest, answer: storable(answer), at: deps.now().toISOString() });
-    const keepAnswer: KeepAnswer = (doc, answer) => ({ ...doc, idempotency: rememberAnswer(doc.idempotency, recordOf(answer)) });
     try {
       const writesBefore = deps.writesTo(campaignId);
-      const answer = await work(keepAnswer);
-      if (deps.writesTo(campaignId) > writesBefore) {
-        const record = recordOf(answer);
-        // The request took effect whatever happens here; a lost record only means a retry runs anew.
-        await deps.remember(campaignId, record).catch((error: unknown) => deps.onRememberFailed(campaignId, error));
-      }
-      return answer;
+      const answer = await work(recordOf);
+      if (deps.writesTo(campaignId) <= writesBefore) return answer;
+      const record = recordOf(answer);
+      // The request took effect whatever happens here; a lost record only means a retry runs anew.
+      // (A record its work kept already is found there: no second write.)
+      await deps.remember(campaignId, record).catch((error: unknown) => deps.onRememberFailed(campaignId, error));
+      return render(campaignId, record.answer);
     } finally {
       keys.delete(slot);
     }
+  }
+
+  /** An answer from its record: the outcome as kept, the campaign as it is now. */
+  function render(campaignId: string, stored: StoredAnswer): ApiResult<unknown> {
+    const answer = fromStored(stored);
+    const view = answer.ok ? deps.liveView(campaignId) : undefined;
+    if (!answer.ok || view === undefined || typeof answer.value !== 'object' || answer.value === null) return answer;
+    return { ok: true, value: { ...answer.value, campaign: view } };
   }
 
   return { idempotent, indexKeys };
@@ -126,7 +138,8 @@ export function createRequestGate(deps: RequestGateDeps) {
 
 export type RequestGate = ReturnType<typeof createRequestGate>;
 
-export type KeepAnswer = (doc: CampaignDocument, answer: ApiResult<unknown>) => CampaignDocument;
+/** The record of an answer under the request's key: plain data, for the write that keeps it. */
+export type KeepAnswer = (answer: ApiResult<unknown>) => IdempotencyRecord;
 
 const fail = (code: Parameters<typeof apiError>[0], message: string): ApiResult<never> => ({ ok: false, error: apiError(code, message) });
 
@@ -135,24 +148,22 @@ const fromStored = (answer: StoredAnswer): ApiResult<unknown> =>
   answer.ok ? { ok: true, value: answer.value } : { ok: false, error: answer.error as ApiError };
 
 /**
- * The answer as kept: whole when it fits IDEMPOTENT_ANSWER_MAX_BYTES; else the campaign view
- * loses its free texts (objective, pending question), then all but id, state and attention,
- * marked `compacted: true` — the view is a projection anyone can read again; the outcome fields
- * (request id, outcome, task id, error code) are always kept.
+ * The outcome as kept: the answer without its campaign view (a projection, rendered again at
+ * every answer), whole when it fits IDEMPOTENT_ANSWER_MAX_BYTES; else an error keeps its code and
+ * the start of its message, and an outcome keeps its short fields (request id, outcome, task id,
+ * action, status, lease), marked `compacted: true`.
  */
 export function storable(answer: ApiResult<unknown>): StoredAnswer {
-  const whole: StoredAnswer = answer.ok ? { ok: true, value: answer.value } : { ok: false, error: { code: answer.error.code, message: answer.error.message } };
-  if (answerBytes(whole) <= IDEMPOTENT_ANSWER_MAX_BYTES) return whole;
-  if (!answer.ok) return { ok: false, error: { code: answer.error.code, message: answer.error.message.slice(0, 300) } };
-  const value = (answer.value ?? {}) as Record<string, unknown>;
-  const campaign = (value.campaign ?? null) as Record<string, unknown> | null;
-  const withCampaign = (view: Record<string, unknown> | null): StoredAnswer => ({ ok: true, value: { ...value, ...(view ? { campaign: view } : {}), compacted: true } });
-  const { objective: _objective, pending_question: _question, ...withoutTexts } = campaign ?? {};
-  for (const candidate of [
-    withCampaign(campaign ? withoutTexts : null),
-    withCampaign(campaign ? { campaign_id: campaign.campaign_id, state: campaign.state, attention: campaign.attention } : null),
-  ]) {
-    if (answerBytes(candidate) <= IDEMPOTENT_ANSWER_MAX_BYTES) return candidate;
+  if (!answer.ok) {
+    const error = { code: answer.error.code, message: answer.error.message };
+    const whole: StoredAnswer = { ok: false, error };
+    return answerBytes(whole) <= IDEMPOTENT_ANSWER_MAX_BYTES ? whole : { ok: false, error: { ...error, message: error.message.slice(0, 300) } };
   }
-  return { ok: true, value: { compacted: true } };
+  const { campaign: _view, ...outcome } = (answer.value ?? {}) as Record<string, unknown>;
+  const whole: StoredAnswer = { ok: true, value: outcome };
+  if (answerBytes(whole) <= IDEMPOTENT_ANSWER_MAX_BYTES) return whole;
+  const short = Object.fromEntries(Object.entries(outcome).filter(([key, value]) => SHORT_FIELDS.has(key) && answerBytes(value) <= 200));
+  return { ok: true, value: { ...short, compacted: true } };
 }
+
+const SHORT_FIELDS = new Set(['request_id', 'outcome', 'task_id', 'action', 'status', 'lease', 'mission']);

@@ -21,7 +21,7 @@ import { compactPersisted } from './actor-memory.js';
 import { HostSaves } from './host-saves.js';
 import { MachineRestoreError, type RestoreDeps } from './host-restore.js';
 import { LiveActor } from './live-actor.js';
-import { HostWaiters, readInFlight, renewalInFlight, tickBusy, type Collector, type KeepInSave, type SendOutcome } from './host-waiters.js';
+import { HostWaiters, readInFlight, renewalInFlight, tickBusy, type Collector, type RecordOutcome, type SendOutcome } from './host-waiters.js';
 import type { CampaignFacts, CampaignSnapshot } from './facts.js';
 
 /**
@@ -43,7 +43,7 @@ export interface CampaignHostDeps extends RestoreDeps {
   onWriteFailed(host: CampaignHost, failure: StoreFailure<string>): void;
 }
 
-export type { KeepInSave, SendOutcome } from './host-waiters.js';
+export type { RecordOutcome, SendOutcome } from './host-waiters.js';
 export { MachineRestoreError } from './host-restore.js';
 
 export class CampaignHost extends LiveActor {
@@ -143,8 +143,8 @@ export class CampaignHost extends LiveActor {
   }
 
   /** Sends one operator event (the API checked `can()` first) and resolves with what it caused. */
-  send(event: OperatorEvent | CampaignEvent, keep?: KeepInSave): Promise<SendOutcome> {
-    return this.collect(event, isQuiescent, keep);
+  send(event: OperatorEvent | CampaignEvent, record?: RecordOutcome): Promise<SendOutcome> {
+    return this.collect(event, isQuiescent, record);
   }
 
   /** An operator's `observe` (OBSERVE), answered once its status read has settled. */
@@ -162,11 +162,11 @@ export class CampaignHost extends LiveActor {
     return this.collect(event, (s) => done(s) && isQuiescent(s));
   }
 
-  private collect(event: CampaignEvent, done: (s: CampaignSnapshot) => boolean, keep?: KeepInSave): Promise<SendOutcome> {
+  private collect(event: CampaignEvent, done: (s: CampaignSnapshot) => boolean, record?: RecordOutcome): Promise<SendOutcome> {
     return new Promise<SendOutcome>((resolve) => {
       // A stopped actor hears nothing: answered at once with why, never left waiting.
       if (this.lostRight) return resolve({ emitted: [], snapshot: this.actor.getSnapshot(), save: this.lostRight });
-      const collector: Collector = { done, emitted: [], keep, resolve };
+      const collector: Collector = { done, emitted: [], record, resolve };
       this.waiters.add(collector);
       const action = operatorAction(event);
       if (action) this.saves.acted(action);
@@ -241,8 +241,9 @@ export class CampaignHost extends LiveActor {
     const taken = this.saves.take(snapshot, stateKey);
     // Taken now: the actor moves on while the write waits its turn.
     const machine = { version: CAMPAIGN_MACHINE_VERSION, snapshot: this.actor.getPersistedSnapshot() };
-    const keeps = finishing.flatMap((c) => (c.keep ? [(doc: CampaignDocument) => c.keep!(doc, { emitted: c.emitted, snapshot })] : []));
-    const request = { ...taken, machine, binding: snapshot.context.binding, keeps, generation: this.generation };
+    // An Idempotency-Key record is the outcome as data, written with the outcome (never built in the write).
+    const records = finishing.flatMap((c) => (c.record ? [c.record({ emitted: c.emitted, snapshot })] : []));
+    const request = { ...taken, machine, binding: snapshot.context.binding, records, generation: this.generation };
     const { written, saved, superseded } = await this.deps.ledger.save(this.id, request);
     if (superseded) return written;
     if (!written.ok) {

@@ -13,6 +13,7 @@
 import type { CampaignDocument } from '../../persistence/campaign-document.js';
 import type { CampaignStore, WriteResult } from '../../persistence/campaign-store.js';
 import { recordIntent } from '../../persistence/intent-journal.js';
+import { rememberAnswer, type IdempotencyRecord } from '../../persistence/idempotency.js';
 import { failure, type StoreFailure } from '../../persistence/store-errors.js';
 import { crashPoint } from '../faults/fault-points.js';
 import { JournalRefusedError, type JournalIntentRecord } from '../authority/authority-ports.js';
@@ -30,8 +31,8 @@ export interface LedgerHooks {
 /** One save: the persisted snapshot and what the actor emitted since the last, of one actor generation. */
 export interface SaveRequest extends Omit<SaveInput, 'now'> {
   generation: number;
-  /** Kept in the same write (an Idempotency-Key answer), built from the document being written. */
-  keeps: ((doc: CampaignDocument) => CampaignDocument)[];
+  /** Idempotency-Key records of the outcomes this save carries: plain data, kept in the same write. */
+  records: readonly IdempotencyRecord[];
 }
 
 /** `superseded`: not written, and nothing failed (the actor it was of is gone). */
@@ -156,7 +157,8 @@ export class CampaignLedger {
       let saved: SaveResult | null = null;
       const written = await this.store.transact(campaignId, (doc) => {
         saved = applySave(doc, { ...request, now: this.now() });
-        return request.keeps.reduce((next, keep) => keep(next), saved.doc);
+        const { doc: next } = saved;
+        return request.records.length ? { ...next, idempotency: request.records.reduce(rememberAnswer, next.idempotency) } : next;
       });
       // A failed save is the host's to handle (it rewinds or stops its actor).
       if (!written.ok) return { written, saved: null };

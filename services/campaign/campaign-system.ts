@@ -11,7 +11,7 @@ import type { CampaignEmitted, HostEnvironment, OperatorEvent } from '../../mach
 import type { CampaignDocument, PublicEvent } from '../../persistence/campaign-document.js';
 import type { CampaignStore, LoadResult, WriteResult } from '../../persistence/campaign-store.js';
 import type { StoreFailure } from '../../persistence/store-errors.js';
-import { CampaignHost, MachineRestoreError, type KeepInSave, type SendOutcome } from './campaign-host.js';
+import { CampaignHost, MachineRestoreError, type RecordOutcome, type SendOutcome } from './campaign-host.js';
 import { CampaignLedger } from './campaign-ledger.js';
 import type { SaveResult } from './campaign-save.js';
 import { createCampaignEffects, type EffectDeps } from './effects.js';
@@ -25,7 +25,7 @@ export interface CampaignHandle {
   /** Called with every new snapshot; returns the unsubscribe. */
   subscribe(listener: (snapshot: CampaignSnapshot) => void): () => void;
   /** Sends one operator event; resolves with what it caused once quiescent and saved. */
-  send(event: OperatorEvent, keep?: KeepInSave): Promise<SendOutcome>;
+  send(event: OperatorEvent, record?: RecordOutcome): Promise<SendOutcome>;
 }
 
 export interface CorruptCampaign {
@@ -119,9 +119,9 @@ export function createCampaignSystem(opts: CampaignSystemOptions) {
   };
 
   /** Starts the actor of one document; a snapshot this build cannot restore is reported instead. */
-  function host(doc: CampaignDocument, prepared: CampaignHost | null = null): CampaignHost | null {
+  function host(doc: CampaignDocument): CampaignHost | null {
     try {
-      const h = prepared ?? new CampaignHost(doc, hostDeps);
+      const h = new CampaignHost(doc, hostDeps);
       hosts.set(doc.campaignId, h);
       h.start();
       return h;
@@ -164,22 +164,15 @@ export function createCampaignSystem(opts: CampaignSystemOptions) {
       }
       await Promise.all([...hosts.values()].map((h) => h.whenWritten()));
     },
-    /**
-     * Creates the document, then hosts it. `withAnswer` renders the request's answer from the new
-     * campaign's host (built, not yet started) and returns the document with that answer kept in
-     * it (an Idempotency-Key record): the campaign and its record are ONE durable write.
-     */
-    async create(doc: CampaignDocument, withAnswer?: (host: CampaignHost, doc: CampaignDocument) => CampaignDocument): Promise<WriteResult> {
-      // A hosted id is refused by the store (`campaign_exists`): no host is prepared for it, since
-      // preparing one would put the new document's facts over the live campaign's at the ledger.
-      const prepared = withAnswer && !hosts.has(doc.campaignId) ? new CampaignHost(doc, hostDeps) : null;
-      const created = await opts.store.create(prepared && withAnswer ? withAnswer(prepared, doc) : doc);
+    /** Creates the document (with its Idempotency-Key record, if any: ONE durable write), then hosts it. */
+    async create(doc: CampaignDocument): Promise<WriteResult> {
+      const created = await opts.store.create(doc);
       // The chaos/regression kill: the create is durable, its answer not yet sent.
       if (created.ok) crashPoint('after_create_write');
-      if (created.ok) host(created.doc, prepared);
-      // The prepared host adopted the document's facts at the ledger: no campaign, no entry.
-      else if (prepared && !hosts.has(doc.campaignId)) ledger.forget(doc.campaignId);
-      if (created.ok) return created;
+      if (created.ok) {
+        host(created.doc);
+        return created;
+      }
       if (FAIL_CLOSED.has(created.code)) reportCorrupt(doc.campaignId, created.code, created.reason);
       else if (created.code === 'fence_stale') opts.onFenceStale?.(doc.campaignId, created);
       return created;
@@ -200,7 +193,7 @@ export function createCampaignSystem(opts: CampaignSystemOptions) {
         id,
         getSnapshot: () => h.getSnapshot(),
         subscribe: (listener) => h.subscribe(listener),
-        send: (event, keep) => h.send(event, keep),
+        send: (event, record) => h.send(event, record),
       };
     },
     /** Every public event once it is durable in its campaign's outbox. */

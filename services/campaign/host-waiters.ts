@@ -5,7 +5,7 @@
  * @module
  */
 import type { CampaignEmitted } from '../../machines/campaign.types.js';
-import type { CampaignDocument } from '../../persistence/campaign-document.js';
+import type { IdempotencyRecord } from '../../persistence/idempotency.js';
 import type { WriteResult } from '../../persistence/campaign-store.js';
 import type { CampaignSnapshot } from './facts.js';
 
@@ -17,14 +17,17 @@ export interface SendOutcome {
   save: WriteResult | null;
 }
 
-/** Kept in the same write as the outcome (an Idempotency-Key answer), built from the outcome. */
-export type KeepInSave = (doc: CampaignDocument, outcome: Omit<SendOutcome, 'save'>) => CampaignDocument;
+/**
+ * The Idempotency-Key record of an operator event's outcome: plain data, taken when the outcome is
+ * known (the snapshot that ends the event) and written in the same save as that outcome.
+ */
+export type RecordOutcome = (outcome: Omit<SendOutcome, 'save'>) => IdempotencyRecord;
 
 export interface Collector {
   /** The snapshot that ends what the event caused. */
   done(snapshot: CampaignSnapshot): boolean;
   emitted: CampaignEmitted[];
-  keep: KeepInSave | undefined;
+  record: RecordOutcome | undefined;
   resolve(outcome: SendOutcome): void;
 }
 

@@ -22,6 +22,8 @@ export interface GateWiring {
   store(): CampaignStore;
   unusable(campaignId: string, failure: StoreFailure): never;
   writesTo(campaignId: string): number;
+  /** The campaign's view now (every kept answer is rendered with it). */
+  liveView(campaignId: string): unknown;
   now(): Date;
   logger: Logger;
 }
@@ -43,6 +45,7 @@ export function supervisorGate(w: GateWiring): RequestGate {
       if (kept?.ok) gate.indexKeys(id, kept.doc.idempotency);
     },
     writesTo: (id) => w.writesTo(id),
+    liveView: (id) => w.liveView(id),
     now: w.now,
     onRememberFailed: (campaignId, error) => w.logger.error({ campaignId, err: error instanceof ApiFailure ? error.error.code : String(error) }, 'idempotency answer not kept'),
   });

@@ -49,21 +49,23 @@ describe('idempotency records', () => {
     expect(again.at(-1)!.answer).toEqual({ ok: true, value: { n: 1 } });
   });
 
-  it('refuses an answer over the size bound in the document, and the gate compacts one before keeping it', () => {
+  it('refuses an answer over the size bound in the document; the gate keeps the outcome without the view, compacted if need be', () => {
     const big = { ok: true as const, value: { campaign: { campaign_id: 'c1', state: 'controlling', attention: 'idle', objective: 'x'.repeat(4000) }, request_id: 'r1', outcome: 'applied' } };
     expect(idempotencyRecordSchema.safeParse(record('k', body, big)).success).toBe(false);
+    // The view is a projection, rendered again at every answer: the record keeps the outcome.
     const kept = storable(big);
     expect(idempotencyRecordSchema.safeParse(record('k', body, kept)).success).toBe(true);
-    expect(kept).toEqual({ ok: true, value: { campaign: { campaign_id: 'c1', state: 'controlling', attention: 'idle' }, request_id: 'r1', outcome: 'applied', compacted: true } });
-    // Only as much as needed goes: a long objective alone costs the free texts, not the view.
-    const view = { campaign_id: 'c1', state: 'controlling', attention: 'idle', remote: { task_id: 't1' }, objective: 'x'.repeat(2000), pending_question: null };
-    expect(storable({ ok: true, value: { campaign: view, outcome: 'applied' } })).toEqual({
-      ok: true,
-      value: { campaign: { campaign_id: 'c1', state: 'controlling', attention: 'idle', remote: { task_id: 't1' } }, outcome: 'applied', compacted: true },
-    });
+    expect(kept).toEqual({ ok: true, value: { request_id: 'r1', outcome: 'applied' } });
+    // An outcome too big even without its view keeps its short fields, marked compacted.
+    const events = Array.from({ length: 40 }, (_, seq) => ({ seq, kind: 'STAGE_TRANSITION', summary: 'y'.repeat(40) }));
+    const observed = storable({ ok: true, value: { campaign: { campaign_id: 'c1' }, request_id: 'r2', outcome: 'applied', task_id: 't1', events } });
+    expect(observed).toEqual({ ok: true, value: { request_id: 'r2', outcome: 'applied', task_id: 't1', compacted: true } });
+    expect(idempotencyRecordSchema.safeParse(record('k', body, observed)).success).toBe(true);
     const small = { ok: false as const, error: { code: 'attempt_running' as const, message: 'Not yet.' } };
     expect(storable(small)).toEqual(small);
-    expect(JSON.stringify(storable({ ok: false, error: { code: 'remote_rejected', message: 'y'.repeat(5000) } })).length).toBeLessThanOrEqual(IDEMPOTENT_ANSWER_MAX_BYTES);
+    const long = storable({ ok: false, error: { code: 'remote_rejected', message: 'y'.repeat(5000) } });
+    expect(JSON.stringify(long).length).toBeLessThanOrEqual(IDEMPOTENT_ANSWER_MAX_BYTES);
+    expect(long).toMatchObject({ ok: false, error: { code: 'remote_rejected' } });
   });
 
   it('accepts 1-255 printable ASCII characters without outer spaces as a key', () => {

@@ -79,6 +79,16 @@ async function readyToSubmit(node: Node, id: string): Promise<{ epoch: number; t
 
 const sends = () => sim.stats().requests['SendMessage'] ?? 0;
 const strip = (a: Answer) => ({ status: a.status, body: a.body });
+/** An answer but its campaign view: what an Idempotency-Key record keeps. */
+const outcomeOf = (a: Answer) => {
+  const { campaign: _view, ...outcome } = a.body;
+  return { status: a.status, outcome };
+};
+/** The campaign's view as the node shows it now. */
+async function viewNow(node: Node, id: string): Promise<unknown> {
+  const got = await node.supervisor.campaigns({ action: 'get', campaign_id: id });
+  return got.ok ? (got.value as { campaign: unknown }).campaign : got;
+}
 
 describe('Idempotency-Key', () => {
   it('20 parallel submits with one key make one relay; every later retry gets the first answer', async () => {
@@ -144,9 +154,17 @@ describe('Idempotency-Key', () => {
 
     const second = await startNode();
     const replayed = await second.post('campaign_action', submit, 'submit-key');
-    expect(strip(replayed)).toEqual(strip(answered));
+    // The outcome as kept, byte for byte; the campaign as the new supervisor shows it at the moment
+    // of the answer (it has not read the remote yet: no `last_read_at`), never a view kept from then.
+    expect(outcomeOf(replayed)).toEqual(outcomeOf(answered));
     expect(replayed.replayed).toBe(true);
-    expect(strip(await second.post('campaigns', create, 'create-key'))).toEqual(strip(created));
+    expect(replayed.body.campaign).toEqual(await viewNow(second, 'c1'));
+    expect(replayed.body.campaign.remote.last_read_at).toBeNull();
+    expect(answered.body.campaign.remote.last_read_at).not.toBeNull();
+    const recreated = await second.post('campaigns', create, 'create-key');
+    expect([recreated.status, recreated.replayed]).toEqual([200, true]);
+    expect(outcomeOf(recreated)).toEqual(outcomeOf(created));
+    expect(recreated.body.campaign).toEqual(await viewNow(second, 'c2'));
     // Without the key the same create is simply a conflict: the key is what made it a replay.
     expect((await second.post('campaigns', create)).body.error?.code).toBe('campaign_exists');
     expect(sends()).toBe(1);
