@@ -4,13 +4,8 @@
  * claims at start and never creates a remote task on its own. A plugin host embeds the typed
  * facade over it instead (services/library, docs/library.md), which exports none of the
  * internals below. The campaign's rules live in the chart, its effects in
- * services/campaign/effects*.ts, its saves in the host.
- *
- * @example
- *   const supervisor = await createSupervisor({ config: loadConfig(process.env), inspect: (e) => inspector(e) });
- *   await supervisor.start();
- *   await supervisor.campaigns({ action: 'create', campaign_id: 'c1', objective: '...', remote_task_id: 't1' });
- *   supervisor.system?.get('c1')?.subscribe((snapshot) => console.log(snapshot.value));
+ * services/campaign/effects*.ts, its saves in the host and the ledger. To embed one, see
+ * docs/library.md (its example runs in the tests as written).
  * @module
  */
 import { silentLogger, type Logger } from '../../adapters/logger.js';
@@ -33,8 +28,8 @@ import type { ApiResult, HealthView, RequestOptions, StatusView } from '../api/s
 import type { RequestGate } from '../api/request-gate.js';
 import type { CampaignHost } from '../campaign/campaign-host.js';
 import { supervisorDecisions, type DecisionRuntime } from '../decisions/supervisor-decisions.js';
-import { createCampaignSystem, type CampaignSystem } from '../campaign/campaign-system.js';
-import { systemHooks } from './system-hooks.js';
+import type { CampaignSystem } from '../campaign/campaign-system.js';
+import { readAnswered, supervisorSystem } from './system-hooks.js';
 import { openSupervisorStore, supervisorGate } from './supervisor-wiring.js';
 import type { SupervisorConfig } from '../config/config.js';
 import { FirstSweep } from './first-sweep.js';
@@ -269,23 +264,12 @@ class SupervisorRuntime implements Supervisor {
       soleOwner: this.opts.ownership === undefined,
       right,
     });
-    const views = this.views;
-    this.system = createCampaignSystem({
-      store: this.store,
-      now: this.now,
-      inspect: this.opts.inspect,
-      effects: {
-        controllerId: this.config.controllerId,
-        remote: this.remote,
-        now: this.now,
-        readConcurrency,
-        decisions: this.decisions,
-        contexts: this.contexts,
-      },
-      environment: () => this.time.environment(),
-      ...systemHooks({ views, gate: this.gate, logger: this.logger, contexts: this.contexts, readAnswered: (host, read) => this.statusRead(host, read) }),
-      onFenceStale: (_id, stale) => this.hosting.lose(stale.reason),
-    });
+    const { views, logger, contexts, now } = this;
+    const effects = { controllerId: this.config.controllerId, remote: this.remote, now, readConcurrency, decisions: this.decisions, contexts };
+    this.system = supervisorSystem(
+      { store: this.store, now, inspect: this.opts.inspect, effects, environment: () => this.time.environment() },
+      { views, gate: this.gate, logger, contexts, readAnswered: readAnswered({ views, logger, link: this.link }), onFenceStale: (reason) => this.hosting.lose(reason) },
+    );
     // Every restored actor starts with the environment of now (nothing discovered yet, usually).
     this.time.settle();
     views.beginLoad();
@@ -295,14 +279,6 @@ class SupervisorRuntime implements Supervisor {
       for (const host of this.system.hosts()) this.contexts.settle(host.id, host.corrupt ? null : (heldContext(host.getSnapshot()) ?? null));
       views.endLoad(this.system.hosts(), this.system.corruptCampaigns());
     }
-  }
-
-  /** After each status read that reached the wire (its READ_SETTLED): reachability (/health) and `last_read_at`. */
-  private statusRead(host: CampaignHost, read: { code: string | null; answeredAt: string; message: string | null }): void {
-    const okRead = read.code === null;
-    this.link.readAnswered(okRead, read.code);
-    if (okRead) this.views.read(host, read.answeredAt, read.message);
-    else this.logger.warn({ campaignId: host.id, code: read.code }, 'remote read failed');
   }
 
   /** Every covered actor stops at once and for good; the heartbeat skips them (not running). */

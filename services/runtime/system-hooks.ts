@@ -1,13 +1,14 @@
 /**
- * How the actor system's hooks reach the read side: the views and feed, the Idempotency-Key
- * index (every document write re-indexes its kept answers) and the log.
+ * The supervisor's actor system, and how its hooks reach the read side: the views and feed, the
+ * Idempotency-Key index (every document write re-indexes its kept answers), the remote's
+ * reachability (each read the remote answered) and the log.
  * @module
  */
 import type { Logger } from '../../adapters/logger.js';
 import { heldContext, type ContextIndex } from '../authority/context-index.js';
 import type { CampaignViews } from '../api/campaign-views.js';
 import type { RequestGate } from '../api/request-gate.js';
-import type { CampaignSystemHooks } from '../campaign/campaign-system.js';
+import { createCampaignSystem, type CampaignSystem, type CampaignSystemHooks, type CampaignSystemOptions } from '../campaign/campaign-system.js';
 import type { CampaignHost } from '../campaign/campaign-host.js';
 import type { CampaignEmitted } from '../../machines/campaign.types.js';
 
@@ -20,6 +21,21 @@ export interface SystemHookDeps {
   contexts: ContextIndex;
   /** A status read the remote answered (reachability, `last_read_at`, the status text). */
   readAnswered(host: CampaignHost, read: ReadSettled & { answeredAt: string }): void;
+}
+
+/** The link's side of a read the remote answered: reachability (/health), `last_read_at`, the log. */
+export function readAnswered(p: { views: CampaignViews; logger: Logger; link: { readAnswered(ok: boolean, code: string | null): void } }) {
+  return (host: CampaignHost, read: { code: string | null; answeredAt: string; message: string | null }): void => {
+    const ok = read.code === null;
+    p.link.readAnswered(ok, read.code);
+    if (ok) p.views.read(host, read.answeredAt, read.message);
+    else p.logger.warn({ campaignId: host.id, code: read.code }, 'remote read failed');
+  };
+}
+
+/** The actor system over an opened store, with the read side's hooks; `onFenceStale`: the right to host is gone. */
+export function supervisorSystem(options: Omit<CampaignSystemOptions, keyof CampaignSystemHooks>, hooks: SystemHookDeps & { onFenceStale(reason: string): void }): CampaignSystem {
+  return createCampaignSystem({ ...options, ...systemHooks(hooks), onFenceStale: (_id, stale) => hooks.onFenceStale(stale.reason) });
 }
 
 export function systemHooks(p: SystemHookDeps): CampaignSystemHooks {
