@@ -71,7 +71,7 @@ export function createRequestGate(deps: RequestGateDeps) {
     campaignId: string,
     key: string,
     request: { route: string; body: unknown },
-    work: (keepAnswer: KeepAnswer) => Promise<ApiResult<unknown>>,
+    work: (recordOf: KeepAnswer) => Promise<ApiResult<unknown>>,
   ): Promise<ApiResult<unknown>> {
     if (!isValidIdempotencyKey(key)) {
       return fail('invalid_request', 'Idempotency-Key must be 1-255 printable ASCII characters.');

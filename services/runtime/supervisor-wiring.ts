@@ -28,7 +28,7 @@ export interface GateWiring {
   logger: Logger;
 }
 
-/** The gate reads and keeps its answers in the campaign document, through the host's write queue. */
+/** The gate reads and keeps its records in the campaign document, through the campaign's ledger (its write queue). */
 export function supervisorGate(w: GateWiring): RequestGate {
   const gate: RequestGate = createRequestGate({
     records: async (id) => {
