@@ -23,7 +23,7 @@ import {
   buildOperatorAnswerEnvelope,
   campaignWorkdir,
   createArgusBridge,
-  readProposal,
+  readProposal as readProposalFile,
   resolveArgusHome,
   type ArgusBridge,
   type ProposalRead,
@@ -42,6 +42,7 @@ import {
 import { silentLogger, type Logger } from '../../adapters/logger.js';
 import type { SupervisorMetrics } from '../metrics/metrics.js';
 import type { SupervisorConfig } from '../config/config.js';
+import { withHome } from './argus-home-guard.js';
 import { ARGUS_SERVER_FILE, executableFile, FOREMAN_PACKAGE_FILE, installedBeside, type ArgusMissing, type DecisionAvailability, type ForemanMissing } from './availability.js';
 
 export type { DecisionAvailability } from './availability.js';
@@ -99,105 +100,156 @@ const AVAILABILITY_TTL_MS = 5_000;
 const notRun = <T>(code: string, message: string): Outcome<T> => ({ ok: false, error: { code, message } });
 const errorCode = (e: unknown): string => (e && typeof e === 'object' && typeof (e as { code?: unknown }).code === 'string' ? (e as { code: string }).code : 'unexpected');
 
-/** Creates the Argus HOME (`<home>/home`, 0700) before the first call, not at construction. */
-function withHome(bridge: ArgusBridge, home: string): ArgusBridge {
-  let made = false;
-  const guard = <T>(call: () => Promise<Outcome<T>>): Promise<Outcome<T>> => {
-    if (!made) {
-      try {
-        mkdirSync(path.join(home, 'home'), { recursive: true, mode: 0o700 });
-        made = true;
-      } catch {
-        return Promise.resolve(notRun('argus_unavailable', 'The Argus home folder could not be created.'));
-      }
-    }
-    return call();
-  };
-  return {
-    createProject: (workdir, name) => guard(() => bridge.createProject(workdir, name)),
-    message: (projectId, text) => guard(() => bridge.message(projectId, text)),
-    status: (projectId) => guard(() => bridge.status(projectId)),
-    stop: (projectId, force) => guard(() => bridge.stop(projectId, force)),
-    close: () => bridge.close(),
-  };
+/** The installed runtime/foreman_shim.py, or null when it cannot be located. */
+function installedForemanShim(): string | null {
+  try {
+    return foremanShimPath();
+  } catch {
+    return null;
+  }
 }
 
-export function createDecisionRuntime(config: SupervisorConfig, deps: DecisionRuntimeDeps): DecisionRuntime {
-  const logger = (deps.logger ?? silentLogger()).child({ component: 'decisions' });
-  const source = deps.env ?? process.env;
-  const secrets = [config.apiKey, config.a2aToken].filter((s): s is string => s !== null && s !== '');
-  const onModelCall = (runtime: DecisionRuntimeName) => deps.metrics.modelCalls.inc({ runtime });
-  const childPath = (python: string | null) => [python ? path.dirname(python) : null, source.PATH ?? '/usr/bin:/bin'].filter(Boolean).join(':');
-  const budgetMs = config.decisionBudgetSeconds * 1000;
+/**
+ * The decision runtimes built from one supervisor's configuration (see the module comment).
+ * Construction resolves paths and builds both child environments; no child starts and no
+ * model is called until the first Argus call or Foreman assessment.
+ */
+class ConfiguredDecisionRuntime implements DecisionRuntime {
+  readonly argusHome: string | null;
+  readonly decisionBudgetMs: number;
+  readonly missionDeadlineMs: number;
+  private readonly logger: Logger;
+  /** Where PATH, the backend's variables and Foreman's credential are read (deps.env, else process.env). */
+  private readonly source: Record<string, string | undefined>;
+  /** Our API key and the OpenTraining token: refused by both env builders and the bridge, redacted from answers. */
+  private readonly secrets: string[];
+  private readonly argusSetupFailed: boolean;
+  /** Null without a backend or an Argus interpreter, or when the set-up failed. */
+  private readonly bridge: ArgusBridge | null;
+  private readonly shim: string | null;
+  private readonly foremanEnv: Record<string, string> | null;
+  private closed = false;
+  private recent: { at: number; value: DecisionAvailability } | null = null;
 
-  // ---- Argus: env and home now (pure), the child only on the first call.
-  let argusHome: string | null = null;
-  let argusSetupFailed = false;
-  let bridge: ArgusBridge | null = null;
-  try {
-    argusHome = resolveArgusHome(config.stateRoot, config.argusHome);
-    if (config.backend !== null && config.argusPython !== null) {
-      const env = buildArgusEnv({ home: argusHome, path: childPath(config.argusPython), backend: config.backend, extra: source, secrets });
+  /** Handed to the Foreman runner and the observation builder: an arrow, so it keeps `this`. */
+  private readonly sanitize = (text: string, cap: number): string => sanitizeRemoteText(text, this.secrets, cap);
+
+  constructor(private readonly config: SupervisorConfig, private readonly deps: DecisionRuntimeDeps) {
+    this.logger = (deps.logger ?? silentLogger()).child({ component: 'decisions' });
+    this.source = deps.env ?? process.env;
+    this.secrets = [config.apiKey, config.a2aToken].filter((s): s is string => s !== null && s !== '');
+    this.decisionBudgetMs = config.decisionBudgetSeconds * 1000;
+    this.missionDeadlineMs = config.missionDeadlineSeconds * 1000;
+    const argus = this.setUpArgus();
+    this.argusHome = argus.home;
+    this.bridge = argus.bridge;
+    this.argusSetupFailed = argus.failed;
+    this.shim = deps.simulatedForemanShim ?? installedForemanShim();
+    this.foremanEnv = this.setUpForemanEnv();
+  }
+
+  /** The PATH a child gets: its interpreter's folder first, then ours. */
+  private childPath(python: string | null): string {
+    return [python ? path.dirname(python) : null, this.source.PATH ?? '/usr/bin:/bin'].filter(Boolean).join(':');
+  }
+
+  /** Argus: env and home now (pure), the child only on the first call. A home resolved before a failure is kept. */
+  private setUpArgus(): { home: string | null; bridge: ArgusBridge | null; failed: boolean } {
+    const { config, deps, secrets } = this;
+    let home: string | null = null;
+    try {
+      home = resolveArgusHome(config.stateRoot, config.argusHome);
+      if (config.backend === null || config.argusPython === null) return { home, bridge: null, failed: false };
+      const env = buildArgusEnv({ home, path: this.childPath(config.argusPython), backend: config.backend, extra: this.source, secrets });
       const args = deps.simulatedArgusServer !== undefined ? [deps.simulatedArgusServer] : [...ARGUS_MCP_ARGS];
       const created = createArgusBridge({
         command: config.argusPython,
         args,
         env,
-        cwd: argusHome,
-        callTimeoutMs: budgetMs,
+        cwd: home,
+        callTimeoutMs: this.decisionBudgetMs,
         secrets,
-        onModelCall: () => onModelCall('argus'),
-        log: (line) => logger.info({ runtime: 'argus' }, line),
+        onModelCall: () => this.onModelCall('argus'),
+        log: (line) => this.logger.info({ runtime: 'argus' }, line),
       });
-      bridge = withHome(created, argusHome);
+      return { home, bridge: withHome(created, home), failed: false };
+    } catch (e) {
+      this.logger.warn({ code: errorCode(e) }, 'the Argus runtime cannot be set up; no model decision will run');
+      return { home, bridge: null, failed: true };
     }
-  } catch (e) {
-    argusSetupFailed = true;
-    logger.warn({ code: errorCode(e) }, 'the Argus runtime cannot be set up; no model decision will run');
   }
 
-  // ---- Foreman: the env now (pure), a child per assessment.
-  let shim: string | null = deps.simulatedForemanShim ?? null;
-  if (shim === null) {
+  /** Foreman: the env now (pure), a child per assessment. Null when it cannot be built. */
+  private setUpForemanEnv(): Record<string, string> | null {
+    const { config } = this;
     try {
-      shim = foremanShimPath();
-    } catch {
-      shim = null;
+      const extra = { TYPESAFE_API_KEY: this.source.TYPESAFE_API_KEY, ...this.deps.foremanExtraEnv };
+      return buildForemanEnv({ home: foremanHome(config.stateRoot), path: this.childPath(config.foremanPython), secrets: this.secrets, extra });
+    } catch (e) {
+      if (config.foremanEnabled) this.logger.warn({ code: errorCode(e) }, 'the Foreman runtime cannot be set up; no assessment will run');
+      return null;
     }
   }
-  let foremanEnv: Record<string, string> | null = null;
-  try {
-    foremanEnv = buildForemanEnv({ home: foremanHome(config.stateRoot), path: childPath(config.foremanPython), secrets, extra: { TYPESAFE_API_KEY: source.TYPESAFE_API_KEY, ...deps.foremanExtraEnv } });
-  } catch (e) {
-    if (config.foremanEnabled) logger.warn({ code: errorCode(e) }, 'the Foreman runtime cannot be set up; no assessment will run');
-  }
 
-  let closed = false;
-  function availability(): DecisionAvailability {
+  availability(): DecisionAvailability {
+    const { config, deps } = this;
     const argusMissing: ArgusMissing[] = [];
     if (config.backend === null) argusMissing.push('backend');
     if (!executableFile(config.argusPython)) argusMissing.push('argus_python');
     const server =
       deps.simulatedArgusServer !== undefined ? existsSync(deps.simulatedArgusServer) : config.argusPython !== null && installedBeside(config.argusPython, ARGUS_SERVER_FILE);
-    if (argusSetupFailed || !server) argusMissing.push('argus_runtime');
+    if (this.argusSetupFailed || !server) argusMissing.push('argus_runtime');
 
     const foremanMissing: ForemanMissing[] = [];
     if (!executableFile(config.foremanPython)) foremanMissing.push('foreman_python');
-    if (shim === null || !existsSync(shim)) foremanMissing.push('foreman_shim');
+    if (this.shim === null || !existsSync(this.shim)) foremanMissing.push('foreman_shim');
     // The upstream package lives beside the interpreter (whether or not that one is executable).
     const upstream = deps.simulatedForemanShim !== undefined || (config.foremanPython !== null && installedBeside(config.foremanPython, FOREMAN_PACKAGE_FILE));
-    if (foremanEnv === null || !upstream) foremanMissing.push('foreman_runtime');
+    if (this.foremanEnv === null || !upstream) foremanMissing.push('foreman_runtime');
     return {
-      argus: { available: !closed && argusMissing.length === 0, missing: argusMissing },
-      foreman: { enabled: config.foremanEnabled, available: !closed && config.foremanEnabled && foremanMissing.length === 0, missing: foremanMissing },
+      argus: { available: !this.closed && argusMissing.length === 0, missing: argusMissing },
+      foreman: { enabled: config.foremanEnabled, available: !this.closed && config.foremanEnabled && foremanMissing.length === 0, missing: foremanMissing },
     };
   }
 
-  const sanitize = (text: string, cap: number) => sanitizeRemoteText(text, secrets, cap);
-  let recent: { at: number; value: DecisionAvailability } | null = null;
-  const assessForeman = (observation: object): Promise<Outcome<ForemanVerdict>> => {
+  recentAvailability(): DecisionAvailability {
+    const nowMs = Date.now();
+    if (this.recent === null || nowMs - this.recent.at > AVAILABILITY_TTL_MS) this.recent = { at: nowMs, value: this.availability() };
+    return this.recent.value;
+  }
+
+  argus(): ArgusBridge | null {
+    return this.bridge !== null && this.availability().argus.available ? this.bridge : null;
+  }
+
+  decisionEnvelope(input: Parameters<DecisionRuntime['decisionEnvelope']>[0]): string {
+    return buildDecisionEnvelope({ ...input, secrets: this.secrets });
+  }
+
+  answerEnvelope(input: Parameters<DecisionRuntime['answerEnvelope']>[0]): string {
+    return buildOperatorAnswerEnvelope({ ...input, secrets: this.secrets });
+  }
+
+  readProposal(campaignId: string, eventKey: string): Promise<ProposalRead> {
+    if (this.argusHome === null) return Promise.resolve({ status: 'none' });
+    return readProposalFile(campaignWorkdir(this.argusHome, campaignId), eventKey, { secrets: this.secrets });
+  }
+
+  ensureWorkdir(campaignId: string): string | null {
+    if (this.argusHome === null) return null;
+    const dir = campaignWorkdir(this.argusHome, campaignId);
+    try {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      return dir;
+    } catch {
+      return null;
+    }
+  }
+
+  assessForeman(observation: object): Promise<Outcome<ForemanVerdict>> {
+    const { config, deps, foremanEnv, shim } = this;
     if (!config.foremanEnabled) return Promise.resolve(notRun('foreman_disabled', 'Foreman is off (ARGUS_SUPERVISOR_FOREMAN_ENABLED).'));
-    const now = availability().foreman;
+    const now = this.availability().foreman;
     if (!now.available || foremanEnv === null || shim === null || config.foremanPython === null) {
       return Promise.resolve(notRun('foreman_unavailable', `Foreman cannot run here (missing: ${now.missing.join(', ') || 'closed'}).`));
     }
@@ -207,53 +259,34 @@ export function createDecisionRuntime(config: SupervisorConfig, deps: DecisionRu
       observation,
       env: foremanEnv,
       ...(deps.foremanTimeoutMs !== undefined ? { timeoutMs: deps.foremanTimeoutMs } : {}),
-      onModelCall: () => onModelCall('foreman'),
-      sanitize,
-      secrets,
+      onModelCall: () => this.onModelCall('foreman'),
+      sanitize: this.sanitize,
+      secrets: this.secrets,
       ...(deps.onForemanChild ? { onChild: deps.onForemanChild } : {}),
     });
-  };
+  }
 
-  return {
-    availability,
-    recentAvailability() {
-      const nowMs = Date.now();
-      if (recent === null || nowMs - recent.at > AVAILABILITY_TTL_MS) recent = { at: nowMs, value: availability() };
-      return recent.value;
-    },
-    decisionEnvelope: (input) => buildDecisionEnvelope({ ...input, secrets }),
-    answerEnvelope: (input) => buildOperatorAnswerEnvelope({ ...input, secrets }),
-    readProposal: (campaignId, eventKey) =>
-      argusHome === null ? Promise.resolve({ status: 'none' as const }) : readProposal(campaignWorkdir(argusHome, campaignId), eventKey, { secrets }),
-    ensureWorkdir(campaignId) {
-      if (argusHome === null) return null;
-      const dir = campaignWorkdir(argusHome, campaignId);
-      try {
-        mkdirSync(dir, { recursive: true, mode: 0o700 });
-        return dir;
-      } catch {
-        return null;
-      }
-    },
-    assessCampaign(facts) {
-      if (!config.foremanEnabled) return assessForeman({});
-      let observation: object;
-      try {
-        observation = buildForemanObservation(facts, sanitize);
-      } catch (e) {
-        return Promise.resolve(notRun(errorCode(e), 'The Foreman observation could not be built.'));
-      }
-      return assessForeman(observation);
-    },
-    argus: () => (bridge !== null && availability().argus.available ? bridge : null),
-    argusHome,
-    decisionBudgetMs: budgetMs,
-    missionDeadlineMs: config.missionDeadlineSeconds * 1000,
-    onModelCall,
-    assessForeman,
-    async close() {
-      closed = true;
-      await bridge?.close();
-    },
-  };
+  assessCampaign(facts: ForemanCampaignFacts): Promise<Outcome<ForemanVerdict>> {
+    if (!this.config.foremanEnabled) return this.assessForeman({});
+    let observation: object;
+    try {
+      observation = buildForemanObservation(facts, this.sanitize);
+    } catch (e) {
+      return Promise.resolve(notRun(errorCode(e), 'The Foreman observation could not be built.'));
+    }
+    return this.assessForeman(observation);
+  }
+
+  onModelCall(runtime: DecisionRuntimeName): void {
+    this.deps.metrics.modelCalls.inc({ runtime });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.bridge?.close();
+  }
+}
+
+export function createDecisionRuntime(config: SupervisorConfig, deps: DecisionRuntimeDeps): DecisionRuntime {
+  return new ConfiguredDecisionRuntime(config, deps);
 }
