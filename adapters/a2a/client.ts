@@ -8,7 +8,7 @@ import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
 import { parseBaseUrl, type BaseUrl } from './base-url.js';
 import { createControlClient, type RpcCaller } from './control-client.js';
-import { discoverRemote, type RemoteDescription } from './discovery.js';
+import { discoverRemote } from './discovery.js';
 import { err, ok, refusedLocally, remoteError, type RemoteError, type Result } from './errors.js';
 import { checkAuthority, checkMutationAllowed, checkStrings } from './guards.js';
 import { createHttpTransport, DEFAULT_HTTP_OPTIONS, type HttpTransport } from './http.js';
@@ -17,7 +17,7 @@ import { normalizeTask } from './normalize.js';
 import { checkAnswerIsAbout } from './remote-fields.js';
 import { authHeaders, buildSession, HEADER_SAFE_TOKEN, type Session } from './session.js';
 import type { TaskSnapshot } from './snapshot.js';
-import type { A2AClient, A2AClientOptions } from './types.js';
+import type { A2AClient, A2AClientOptions, A2AControl } from './types.js';
 
 /**
  * Either working transports for the configured origin, or the reason there can be none. Two
@@ -55,147 +55,171 @@ function openTarget(opts: A2AClientOptions): Target {
  * const snap = await client.getTask(taskId); // Result<TaskSnapshot>
  */
 export function createA2AClient(opts: A2AClientOptions): A2AClient {
-  const token = opts.token === '' ? undefined : opts.token;
-  // Our own credentials are redacted from everything the remote sends (it may echo them).
-  const secrets: readonly string[] = [...(token ? [token] : []), ...(opts.redact ?? []).filter((s) => s !== '')];
-  const log: Logger = (opts.logger ?? silentLogger()).child({ component: 'a2a' });
-  const target = openTarget(opts);
-  let session: Session | undefined;
-  let pending: Promise<Result<Session>> | undefined;
-  let nextId = 1;
-  let closed = false;
+  return new HttpA2AClient(opts);
+}
 
-  const failed = <T>(method: string, kind: 'read' | 'mutation', result: Result<T>): Result<T> => {
-    if (!result.ok) {
-      const { code, outcome, httpStatus, rpcCode, message } = result.error;
-      log[kind === 'mutation' ? 'warn' : 'debug']({ method, code, outcome, httpStatus, rpcCode }, message);
-    }
-    return result;
+/**
+ * One remote over HTTP JSON-RPC: its session (discovery) is shared by every call, its request
+ * ids are its own. The interface's members are arrow properties, not prototype methods: callers
+ * spread the client (`{ ...real, control }`) and pass its methods around, so each must be an
+ * own property bound to this instance, as the object literal this class replaced had them.
+ */
+export class HttpA2AClient implements A2AClient {
+  readonly control: A2AControl;
+  private readonly token: string | undefined;
+  /** Our own credentials, redacted from everything the remote sends (it may echo them). */
+  private readonly secrets: readonly string[];
+  private readonly log: Logger;
+  private readonly target: Target;
+  private session: Session | undefined;
+  /** The discovery in flight, shared by concurrent first callers. */
+  private pending: Promise<Result<Session>> | undefined;
+  private nextId = 1;
+  private closed = false;
+
+  constructor(private readonly opts: A2AClientOptions) {
+    this.token = opts.token === '' ? undefined : opts.token;
+    this.secrets = [...(this.token ? [this.token] : []), ...(opts.redact ?? []).filter((s) => s !== '')];
+    this.log = (opts.logger ?? silentLogger()).child({ component: 'a2a' });
+    this.target = openTarget(opts);
+    const caller: RpcCaller = {
+      session: () => this.ensureSession(),
+      call: (s, method, params, kind) => this.call(s, method, params, kind),
+      secrets: this.secrets,
+    };
+    this.control = createControlClient(caller);
+  }
+
+  readonly discover: A2AClient['discover'] = async () => {
+    const s = await this.ensureSession();
+    return s.ok ? ok(s.value.description) : s;
   };
 
-  async function discoverOnce(): Promise<Result<Session>> {
+  readonly getTask: A2AClient['getTask'] = async (taskId, bound) => {
+    if (typeof taskId !== 'string' || taskId === '') return refusedLocally('invalid_request', 'taskId must be a non-empty string');
+    const expected = { taskId, contextId: bound?.contextId ?? null };
+    const known = this.session;
+    if (known) return this.taskCall(known, known.dialect.methods.get, known.dialect.getTaskParams(taskId), 'read', expected);
+    const s = await this.ensureSession();
+    if (!s.ok) return s;
+    return this.taskCall(s.value, s.value.dialect.methods.get, s.value.dialect.getTaskParams(taskId), 'read', expected);
+  };
+
+  readonly submit: A2AClient['submit'] = async (req) => {
+    const authority = checkAuthority(req.authority);
+    if (!authority.ok) return authority;
+    const args = checkStrings(req.contextId === undefined ? { text: req.text } : { text: req.text, contextId: req.contextId });
+    if (!args.ok) return args;
+    const s = await this.ensureSession();
+    if (!s.ok) return s;
+    const allowed = checkMutationAllowed(s.value.description, 'submit');
+    if (!allowed.ok) return allowed;
+    const { dialect } = s.value;
+    const result = await this.call(s.value, dialect.methods.send, dialect.sendParams(req.text, req.contextId, authority.value), 'mutation');
+    if (!result.ok) return result;
+    const task = dialect.taskOfSendResult(result.value);
+    if (task === undefined) {
+      return this.failed(dialect.methods.send, 'mutation', err(remoteError('remote_malformed', 'the remote answered the submission with a message, not a task', 'ambiguous')));
+    }
+    return this.failed(dialect.methods.send, 'mutation', normalizeTask(task, this.secrets));
+  };
+
+  readonly reply: A2AClient['reply'] = async (req) => {
+    const authority = checkAuthority(req.authority);
+    if (!authority.ok) return authority;
+    const args = checkStrings({ taskId: req.taskId, contextId: req.contextId, text: req.text });
+    if (!args.ok) return args;
+    const s = await this.ensureSession();
+    if (!s.ok) return s;
+    // A reply is the remote's fenced message/send, the same capability as a submission.
+    const allowed = checkMutationAllowed(s.value.description, 'submit');
+    if (!allowed.ok) return allowed;
+    const { dialect } = s.value;
+    const method = dialect.methods.send;
+    const result = await this.call(s.value, method, dialect.sendParams(req.text, req.contextId, authority.value, req.taskId), 'mutation');
+    if (!result.ok) return result;
+    const task = dialect.taskOfSendResult(result.value);
+    if (task === undefined) {
+      return this.failed(method, 'mutation', err(remoteError('remote_malformed', 'the remote answered the reply with a message, not the task', 'ambiguous')));
+    }
+    const snapshot = normalizeTask(task, this.secrets);
+    // Not the task we answered (or not in its context): nothing about it is taken as applied.
+    return this.failed(method, 'mutation', snapshot.ok ? checkAnswerIsAbout(snapshot.value, { taskId: req.taskId, contextId: req.contextId }) : snapshot);
+  };
+
+  readonly cancel: A2AClient['cancel'] = async (taskId, { authority }) => {
+    const checked = checkAuthority(authority);
+    if (!checked.ok) return checked;
+    const args = checkStrings({ taskId });
+    if (!args.ok) return args;
+    const s = await this.ensureSession();
+    if (!s.ok) return s;
+    const allowed = checkMutationAllowed(s.value.description, 'cancel');
+    if (!allowed.ok) return allowed;
+    const { dialect } = s.value;
+    return this.taskCall(s.value, dialect.methods.cancel, dialect.cancelParams(taskId, checked.value), 'mutation', { taskId });
+  };
+
+  readonly close: A2AClient['close'] = async () => {
+    if (!this.target.ok || this.closed) return;
+    this.closed = true;
+    await Promise.all([this.target.http.close(), this.target.control.close()]);
+  };
+
+  /** Logs a failed result (a mutation's at warn, a read's at debug) and passes it on unchanged. */
+  private failed<T>(method: string, kind: 'read' | 'mutation', result: Result<T>): Result<T> {
+    if (!result.ok) {
+      const { code, outcome, httpStatus, rpcCode, message } = result.error;
+      this.log[kind === 'mutation' ? 'warn' : 'debug']({ method, code, outcome, httpStatus, rpcCode }, message);
+    }
+    return result;
+  }
+
+  private async discoverOnce(): Promise<Result<Session>> {
+    const target = this.target;
     if (!target.ok) return err(target.error);
-    const headers = Object.freeze({ accept: 'application/json', ...authHeaders(token) });
-    const found = await discoverRemote(target.http, target.base, headers, secrets);
-    if (!found.ok) return failed('discover', 'read', found);
-    session = buildSession(found.value, token);
-    log.debug({ protocolVersion: found.value.protocolVersion, mutationsEnabled: found.value.mutationsEnabled }, 'remote discovered');
+    const headers = Object.freeze({ accept: 'application/json', ...authHeaders(this.token) });
+    const found = await discoverRemote(target.http, target.base, headers, this.secrets);
+    if (!found.ok) return this.failed('discover', 'read', found);
+    const session = buildSession(found.value, this.token);
+    this.session = session;
+    this.log.debug({ protocolVersion: found.value.protocolVersion, mutationsEnabled: found.value.mutationsEnabled }, 'remote discovered');
     return ok(session);
   }
 
   /** Concurrent first callers share one discovery; a failure is not cached, the next call retries. */
-  function ensureSession(): Promise<Result<Session>> {
-    if (session) return Promise.resolve(ok(session));
-    pending ??= discoverOnce().finally(() => {
-      pending = undefined;
+  private ensureSession(): Promise<Result<Session>> {
+    if (this.session) return Promise.resolve(ok(this.session));
+    this.pending ??= this.discoverOnce().finally(() => {
+      this.pending = undefined;
     });
-    return pending;
+    return this.pending;
   }
 
   /** `lane`: 'read' for status reads, 'control' for lease and mutation calls (their own sockets). */
-  async function call(s: Session, method: string, params: unknown, kind: 'read' | 'mutation', lane: 'read' | 'control' = 'control'): Promise<Result<unknown>> {
+  private async call(s: Session, method: string, params: unknown, kind: 'read' | 'mutation', lane: 'read' | 'control' = 'control'): Promise<Result<unknown>> {
+    const target = this.target;
     if (!target.ok) return err(target.error);
-    const id = nextId++;
-    const started = opts.onRequest ? performance.now() : 0;
+    const id = this.nextId++;
+    const started = this.opts.onRequest ? performance.now() : 0;
     const http = lane === 'read' ? target.http : target.control;
     const reply = await http.request('POST', s.rpcPath, s.headers, rpcBody(id, method, params));
-    const result = reply.ok ? readRpcReply(reply.value, id, secrets) : reply;
-    opts.onRequest?.(method, result.ok ? 'ok' : result.error.code, (performance.now() - started) / 1000);
-    return failed(method, kind, result);
+    const result = reply.ok ? readRpcReply(reply.value, id, this.secrets) : reply;
+    this.opts.onRequest?.(method, result.ok ? 'ok' : result.error.code, (performance.now() - started) / 1000);
+    return this.failed(method, kind, result);
   }
 
-  const caller: RpcCaller = { session: ensureSession, call, secrets };
-
   /** One task answer, normalized; it must be about `expected.taskId` (and its bound context, if given). */
-  async function taskCall(
+  private async taskCall(
     s: Session,
     method: string,
     params: unknown,
     kind: 'read' | 'mutation',
     expected: { taskId: string; contextId?: string | null },
   ): Promise<Result<TaskSnapshot>> {
-    const result = await call(s, method, params, kind, method === s.dialect.methods.get ? 'read' : 'control');
+    const result = await this.call(s, method, params, kind, method === s.dialect.methods.get ? 'read' : 'control');
     if (!result.ok) return result;
-    const task = normalizeTask(result.value, secrets);
-    return failed(method, kind, task.ok ? checkAnswerIsAbout(task.value, expected) : task);
+    const task = normalizeTask(result.value, this.secrets);
+    return this.failed(method, kind, task.ok ? checkAnswerIsAbout(task.value, expected) : task);
   }
-
-  return {
-    async discover(): Promise<Result<RemoteDescription>> {
-      const s = await ensureSession();
-      return s.ok ? ok(s.value.description) : s;
-    },
-
-    async getTask(taskId: string, bound?: { contextId?: string | null }): Promise<Result<TaskSnapshot>> {
-      if (typeof taskId !== 'string' || taskId === '') return refusedLocally('invalid_request', 'taskId must be a non-empty string');
-      const expected = { taskId, contextId: bound?.contextId ?? null };
-      if (session) return taskCall(session, session.dialect.methods.get, session.dialect.getTaskParams(taskId), 'read', expected);
-      const s = await ensureSession();
-      if (!s.ok) return s;
-      return taskCall(s.value, s.value.dialect.methods.get, s.value.dialect.getTaskParams(taskId), 'read', expected);
-    },
-
-    async submit(req): Promise<Result<TaskSnapshot>> {
-      const authority = checkAuthority(req.authority);
-      if (!authority.ok) return authority;
-      const args = checkStrings(req.contextId === undefined ? { text: req.text } : { text: req.text, contextId: req.contextId });
-      if (!args.ok) return args;
-      const s = await ensureSession();
-      if (!s.ok) return s;
-      const allowed = checkMutationAllowed(s.value.description, 'submit');
-      if (!allowed.ok) return allowed;
-      const { dialect } = s.value;
-      const result = await call(s.value, dialect.methods.send, dialect.sendParams(req.text, req.contextId, authority.value), 'mutation');
-      if (!result.ok) return result;
-      const task = dialect.taskOfSendResult(result.value);
-      if (task === undefined) {
-        return failed(dialect.methods.send, 'mutation', err(remoteError('remote_malformed', 'the remote answered the submission with a message, not a task', 'ambiguous')));
-      }
-      return failed(dialect.methods.send, 'mutation', normalizeTask(task, secrets));
-    },
-
-    async reply(req): Promise<Result<TaskSnapshot>> {
-      const authority = checkAuthority(req.authority);
-      if (!authority.ok) return authority;
-      const args = checkStrings({ taskId: req.taskId, contextId: req.contextId, text: req.text });
-      if (!args.ok) return args;
-      const s = await ensureSession();
-      if (!s.ok) return s;
-      // A reply is the remote's fenced message/send, the same capability as a submission.
-      const allowed = checkMutationAllowed(s.value.description, 'submit');
-      if (!allowed.ok) return allowed;
-      const { dialect } = s.value;
-      const method = dialect.methods.send;
-      const result = await call(s.value, method, dialect.sendParams(req.text, req.contextId, authority.value, req.taskId), 'mutation');
-      if (!result.ok) return result;
-      const task = dialect.taskOfSendResult(result.value);
-      if (task === undefined) {
-        return failed(method, 'mutation', err(remoteError('remote_malformed', 'the remote answered the reply with a message, not the task', 'ambiguous')));
-      }
-      const snapshot = normalizeTask(task, secrets);
-      // Not the task we answered (or not in its context): nothing about it is taken as applied.
-      return failed(method, 'mutation', snapshot.ok ? checkAnswerIsAbout(snapshot.value, { taskId: req.taskId, contextId: req.contextId }) : snapshot);
-    },
-
-    async cancel(taskId, { authority }): Promise<Result<TaskSnapshot>> {
-      const checked = checkAuthority(authority);
-      if (!checked.ok) return checked;
-      const args = checkStrings({ taskId });
-      if (!args.ok) return args;
-      const s = await ensureSession();
-      if (!s.ok) return s;
-      const allowed = checkMutationAllowed(s.value.description, 'cancel');
-      if (!allowed.ok) return allowed;
-      const { dialect } = s.value;
-      return taskCall(s.value, dialect.methods.cancel, dialect.cancelParams(taskId, checked.value), 'mutation', { taskId });
-    },
-
-    control: createControlClient(caller),
-
-    async close(): Promise<void> {
-      if (!target.ok || closed) return;
-      closed = true;
-      await Promise.all([target.http.close(), target.control.close()]);
-    },
-  };
 }

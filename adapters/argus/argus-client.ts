@@ -103,62 +103,111 @@ function payloadOf(result: Record<string, unknown>): unknown {
   return parsed.ok ? parsed.value : undefined;
 }
 
+const badProject = <T>() => Promise.resolve(fail<T>('invalid_project_id', 'The Argus project id is not a plain identifier.'));
+
 export function createArgusBridge(opts: ArgusBridgeOptions): ArgusBridge {
-  const timeoutMs = opts.callTimeoutMs ?? DEFAULT_ARGUS_CALL_TIMEOUT_MS;
-  const secrets = opts.secrets ?? [];
-  const log = (line: string) => opts.log?.(sanitizeRemoteText(line, secrets, ARGUS_TEXT_CAPS.summary));
-  let child: Child | null = null;
-  let closed = false;
+  return new StdioArgusBridge(opts);
+}
+
+/**
+ * The bridge over one child at a time, speaking MCP on its stdio. The interface's members are
+ * arrow properties, not prototype methods: callers wrap the bridge and pass its methods around,
+ * so each must be an own property bound to this instance, as in the object literal this replaced.
+ */
+export class StdioArgusBridge implements ArgusBridge {
+  private readonly timeoutMs: number;
+  private readonly secrets: string[];
+  private child: Child | null = null;
+  private closed = false;
   // The stderr budget, per bridge: lines past it are counted, and the count is logged once.
-  let windowStart = Date.now();
-  let windowLines = 0;
-  let dropped = 0;
-  const flushDropped = () => {
-    if (dropped > 0) log(`argus stderr: ${dropped} further lines were not logged (over ${MAX_STDERR_LINES_PER_MINUTE} a minute)`);
-    dropped = 0;
-  };
-  const stderrLine = (line: string) => {
-    const now = Date.now();
-    if (now - windowStart >= 60_000) {
-      flushDropped();
-      windowStart = now;
-      windowLines = 0;
-    }
-    if (windowLines < MAX_STDERR_LINES_PER_MINUTE) {
-      windowLines++;
-      log(`argus stderr: ${line}`);
-    } else dropped++;
+  private windowStart = Date.now();
+  private windowLines = 0;
+  private dropped = 0;
+
+  constructor(private readonly opts: ArgusBridgeOptions) {
+    this.timeoutMs = opts.callTimeoutMs ?? DEFAULT_ARGUS_CALL_TIMEOUT_MS;
+    this.secrets = opts.secrets ?? [];
+  }
+
+  readonly createProject: ArgusBridge['createProject'] = (workdir, name) =>
+    this.call('argus_project_create', { workdir, name }, (raw) => parseProjectCreate(raw, this.secrets));
+
+  readonly message: ArgusBridge['message'] = (projectId, text) =>
+    this.projectArg(projectId) ? this.call('argus_message', { project_id: projectId, text }, (raw) => parseMessage(raw, this.secrets), true) : badProject();
+
+  readonly status: ArgusBridge['status'] = (projectId) =>
+    this.projectArg(projectId) ? this.call('argus_status', { project_id: projectId }, (raw) => parseStatus(raw, this.secrets)) : badProject();
+
+  readonly stop: ArgusBridge['stop'] = (projectId, force = false) =>
+    this.projectArg(projectId) ? this.call('argus_stop', { project_id: projectId, force }, parseStop) : badProject();
+
+  readonly close: ArgusBridge['close'] = async () => {
+    this.closed = true;
+    const current = this.child;
+    this.child = null;
+    if (!current) return;
+    // The transport sends SIGTERM to the child's process group at once (a hung turn must not
+    // hold shutdown), then SIGKILL after a grace: the child and everything it started in its
+    // group are gone when this resolves. A daemon Argus starts in a session of its own
+    // (setsid) is not in that group and survives, as intended.
+    await current.transport.close().catch(() => undefined);
+    await current.client.close().catch(() => undefined);
   };
 
-  function start(mcp: McpSdk): Child {
-    if (child) return child;
+  private log(line: string): void {
+    this.opts.log?.(sanitizeRemoteText(line, this.secrets, ARGUS_TEXT_CAPS.summary));
+  }
+
+  private flushDropped(): void {
+    if (this.dropped > 0) this.log(`argus stderr: ${this.dropped} further lines were not logged (over ${MAX_STDERR_LINES_PER_MINUTE} a minute)`);
+    this.dropped = 0;
+  }
+
+  private stderrLine(line: string): void {
+    const now = Date.now();
+    if (now - this.windowStart >= 60_000) {
+      this.flushDropped();
+      this.windowStart = now;
+      this.windowLines = 0;
+    }
+    if (this.windowLines < MAX_STDERR_LINES_PER_MINUTE) {
+      this.windowLines++;
+      this.log(`argus stderr: ${line}`);
+    } else this.dropped++;
+  }
+
+  /** The running child, or a new one; a child that exits or fails to connect is forgotten. */
+  private start(mcp: McpSdk): Child {
+    if (this.child) return this.child;
+    const opts = this.opts;
     const transport = new GroupChildTransport({ command: opts.command, args: opts.args, env: { ...mcp.defaultEnv(), ...opts.env }, cwd: opts.cwd, validate: mcp.validate });
     let pending = '';
     transport.stderr.on('data', (chunk: Buffer | string) => {
       pending += chunk.toString();
       const lines = pending.split('\n');
       pending = (lines.pop() ?? '').slice(-MAX_STDERR_LINE);
-      for (const line of lines) if (line.trim() !== '') stderrLine(line);
+      for (const line of lines) if (line.trim() !== '') this.stderrLine(line);
     });
     const client = new mcp.Client({ name: 'argus-supervisor', version: '0.1.0' }, { capabilities: {} });
     const entry: Child = { client, transport, ready: Promise.resolve() };
     client.onclose = () => {
-      if (child === entry) child = null;
-      flushDropped();
-      log('argus child exited');
+      if (this.child === entry) this.child = null;
+      this.flushDropped();
+      this.log('argus child exited');
     };
-    client.onerror = (e) => log(`argus transport: ${e.message}`);
-    entry.ready = client.connect(transport, { timeout: timeoutMs });
+    client.onerror = (e) => this.log(`argus transport: ${e.message}`);
+    entry.ready = client.connect(transport, { timeout: this.timeoutMs });
     entry.ready.catch(() => {
-      if (child === entry) child = null;
+      if (this.child === entry) this.child = null;
       void transport.close().catch(() => undefined);
     });
-    child = entry;
+    this.child = entry;
     return entry;
   }
 
-  async function call<T>(tool: string, args: Record<string, unknown>, parse: (raw: unknown) => Outcome<T>, isModelCall = false): Promise<Outcome<T>> {
-    if (closed) return fail('argus_unavailable', 'The Argus bridge is closed.');
+  private async call<T>(tool: string, args: Record<string, unknown>, parse: (raw: unknown) => Outcome<T>, isModelCall = false): Promise<Outcome<T>> {
+    const { timeoutMs, secrets } = this;
+    if (this.closed) return fail('argus_unavailable', 'The Argus bridge is closed.');
     const strings = Object.values(args).filter((v): v is string => typeof v === 'string');
     if (containsSecret(strings, secrets)) return fail('secret_in_argument', 'A credential of ours was about to reach Argus in a tool argument; the call was not made.');
     const abort = new AbortController();
@@ -174,14 +223,14 @@ export function createArgusBridge(opts: ArgusBridgeOptions): ArgusBridge {
       let entry: Child;
       try {
         mcp = await loadSdk();
-        entry = start(mcp);
+        entry = this.start(mcp);
         await entry.ready;
       } catch (e) {
-        log(`argus child did not start: ${(e as Error).message}`);
+        this.log(`argus child did not start: ${(e as Error).message}`);
         return fail('argus_unavailable', 'The Argus process could not be started.');
       }
       if (abort.signal.aborted) return fail('argus_timeout', 'Argus did not start within the decision budget.');
-      if (isModelCall) opts.onModelCall?.();
+      if (isModelCall) this.opts.onModelCall?.();
       let result: Record<string, unknown>;
       try {
         result = (await entry.client.callTool({ name: tool, arguments: args }, undefined, { signal: abort.signal, timeout: timeoutMs })) as Record<string, unknown>;
@@ -189,7 +238,7 @@ export function createArgusBridge(opts: ArgusBridgeOptions): ArgusBridge {
         if (mcp.isRequestTimeout(e)) return fail('argus_timeout', `Argus did not answer ${tool} within the decision budget.`);
         if (abort.signal.aborted) return fail('argus_timeout', `Argus did not answer ${tool} within the decision budget.`);
         if (mcp.isDuplicateKey(e)) return fail('argus_bad_result', `Argus answered ${tool} with a key written twice.`);
-        log(`argus ${tool} failed: ${(e as Error).message}`);
+        this.log(`argus ${tool} failed: ${(e as Error).message}`);
         return fail('argus_unavailable', `The Argus process failed during ${tool}.`);
       }
       const payload = payloadOf(result);
@@ -206,26 +255,7 @@ export function createArgusBridge(opts: ArgusBridgeOptions): ArgusBridge {
     }
   }
 
-  const projectArg = (projectId: string) => isRemoteIdentifier(projectId, secrets);
-  const badProject = <T>() => Promise.resolve(fail<T>('invalid_project_id', 'The Argus project id is not a plain identifier.'));
-
-  return {
-    createProject: (workdir, name) => call('argus_project_create', { workdir, name }, (raw) => parseProjectCreate(raw, secrets)),
-    message: (projectId, text) =>
-      projectArg(projectId) ? call('argus_message', { project_id: projectId, text }, (raw) => parseMessage(raw, secrets), true) : badProject(),
-    status: (projectId) => (projectArg(projectId) ? call('argus_status', { project_id: projectId }, (raw) => parseStatus(raw, secrets)) : badProject()),
-    stop: (projectId, force = false) => (projectArg(projectId) ? call('argus_stop', { project_id: projectId, force }, parseStop) : badProject()),
-    async close() {
-      closed = true;
-      const current = child;
-      child = null;
-      if (!current) return;
-      // The transport sends SIGTERM to the child's process group at once (a hung turn must not
-      // hold shutdown), then SIGKILL after a grace: the child and everything it started in its
-      // group are gone when this resolves. A daemon Argus starts in a session of its own
-      // (setsid) is not in that group and survives, as intended.
-      await current.transport.close().catch(() => undefined);
-      await current.client.close().catch(() => undefined);
-    },
-  };
+  private projectArg(projectId: string): boolean {
+    return isRemoteIdentifier(projectId, this.secrets);
+  }
 }
