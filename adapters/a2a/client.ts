@@ -66,26 +66,30 @@ export function createA2AClient(opts: A2AClientOptions): A2AClient {
  */
 export class HttpA2AClient implements A2AClient {
   readonly control: A2AControl;
-  private readonly token: string | undefined;
+  readonly #token: string | undefined;
   /** Our own credentials, redacted from everything the remote sends (it may echo them). */
-  private readonly secrets: readonly string[];
+  readonly #secrets: readonly string[];
   private readonly log: Logger;
   private readonly target: Target;
-  private session: Session | undefined;
+  #session: Session | undefined;
   /** The discovery in flight, shared by concurrent first callers. */
-  private pending: Promise<Result<Session>> | undefined;
+  #pending: Promise<Result<Session>> | undefined;
   private nextId = 1;
   private closed = false;
 
-  constructor(private readonly opts: A2AClientOptions) {
-    this.token = opts.token === '' ? undefined : opts.token;
-    this.secrets = [...(this.token ? [this.token] : []), ...(opts.redact ?? []).filter((s) => s !== '')];
+  /** Held in a true private field, with the token and secrets: a copied or logged client shows none of them. */
+  readonly #opts: A2AClientOptions;
+
+  constructor(opts: A2AClientOptions) {
+    this.#opts = opts;
+    this.#token = opts.token === '' ? undefined : opts.token;
+    this.#secrets = [...(this.#token ? [this.#token] : []), ...(opts.redact ?? []).filter((s) => s !== '')];
     this.log = (opts.logger ?? silentLogger()).child({ component: 'a2a' });
     this.target = openTarget(opts);
     const caller: RpcCaller = {
       session: () => this.ensureSession(),
       call: (s, method, params, kind) => this.call(s, method, params, kind),
-      secrets: this.secrets,
+      secrets: this.#secrets,
     };
     this.control = createControlClient(caller);
   }
@@ -98,7 +102,7 @@ export class HttpA2AClient implements A2AClient {
   readonly getTask: A2AClient['getTask'] = async (taskId, bound) => {
     if (typeof taskId !== 'string' || taskId === '') return refusedLocally('invalid_request', 'taskId must be a non-empty string');
     const expected = { taskId, contextId: bound?.contextId ?? null };
-    const known = this.session;
+    const known = this.#session;
     if (known) return this.taskCall(known, known.dialect.methods.get, known.dialect.getTaskParams(taskId), 'read', expected);
     const s = await this.ensureSession();
     if (!s.ok) return s;
@@ -121,7 +125,7 @@ export class HttpA2AClient implements A2AClient {
     if (task === undefined) {
       return this.failed(dialect.methods.send, 'mutation', err(remoteError('remote_malformed', 'the remote answered the submission with a message, not a task', 'ambiguous')));
     }
-    return this.failed(dialect.methods.send, 'mutation', normalizeTask(task, this.secrets));
+    return this.failed(dialect.methods.send, 'mutation', normalizeTask(task, this.#secrets));
   };
 
   readonly reply: A2AClient['reply'] = async (req) => {
@@ -142,7 +146,7 @@ export class HttpA2AClient implements A2AClient {
     if (task === undefined) {
       return this.failed(method, 'mutation', err(remoteError('remote_malformed', 'the remote answered the reply with a message, not the task', 'ambiguous')));
     }
-    const snapshot = normalizeTask(task, this.secrets);
+    const snapshot = normalizeTask(task, this.#secrets);
     // Not the task we answered (or not in its context): nothing about it is taken as applied.
     return this.failed(method, 'mutation', snapshot.ok ? checkAnswerIsAbout(snapshot.value, { taskId: req.taskId, contextId: req.contextId }) : snapshot);
   };
@@ -178,22 +182,22 @@ export class HttpA2AClient implements A2AClient {
   private async discoverOnce(): Promise<Result<Session>> {
     const target = this.target;
     if (!target.ok) return err(target.error);
-    const headers = Object.freeze({ accept: 'application/json', ...authHeaders(this.token) });
-    const found = await discoverRemote(target.http, target.base, headers, this.secrets);
+    const headers = Object.freeze({ accept: 'application/json', ...authHeaders(this.#token) });
+    const found = await discoverRemote(target.http, target.base, headers, this.#secrets);
     if (!found.ok) return this.failed('discover', 'read', found);
-    const session = buildSession(found.value, this.token);
-    this.session = session;
+    const session = buildSession(found.value, this.#token);
+    this.#session = session;
     this.log.debug({ protocolVersion: found.value.protocolVersion, mutationsEnabled: found.value.mutationsEnabled }, 'remote discovered');
     return ok(session);
   }
 
   /** Concurrent first callers share one discovery; a failure is not cached, the next call retries. */
   private ensureSession(): Promise<Result<Session>> {
-    if (this.session) return Promise.resolve(ok(this.session));
-    this.pending ??= this.discoverOnce().finally(() => {
-      this.pending = undefined;
+    if (this.#session) return Promise.resolve(ok(this.#session));
+    this.#pending ??= this.discoverOnce().finally(() => {
+      this.#pending = undefined;
     });
-    return this.pending;
+    return this.#pending;
   }
 
   /** `lane`: 'read' for status reads, 'control' for lease and mutation calls (their own sockets). */
@@ -201,11 +205,11 @@ export class HttpA2AClient implements A2AClient {
     const target = this.target;
     if (!target.ok) return err(target.error);
     const id = this.nextId++;
-    const started = this.opts.onRequest ? performance.now() : 0;
+    const started = this.#opts.onRequest ? performance.now() : 0;
     const http = lane === 'read' ? target.http : target.control;
     const reply = await http.request('POST', s.rpcPath, s.headers, rpcBody(id, method, params));
-    const result = reply.ok ? readRpcReply(reply.value, id, this.secrets) : reply;
-    this.opts.onRequest?.(method, result.ok ? 'ok' : result.error.code, (performance.now() - started) / 1000);
+    const result = reply.ok ? readRpcReply(reply.value, id, this.#secrets) : reply;
+    this.#opts.onRequest?.(method, result.ok ? 'ok' : result.error.code, (performance.now() - started) / 1000);
     return this.failed(method, kind, result);
   }
 
@@ -219,7 +223,7 @@ export class HttpA2AClient implements A2AClient {
   ): Promise<Result<TaskSnapshot>> {
     const result = await this.call(s, method, params, kind, method === s.dialect.methods.get ? 'read' : 'control');
     if (!result.ok) return result;
-    const task = normalizeTask(result.value, this.secrets);
+    const task = normalizeTask(result.value, this.#secrets);
     return this.failed(method, kind, task.ok ? checkAnswerIsAbout(task.value, expected) : task);
   }
 }

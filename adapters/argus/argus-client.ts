@@ -116,35 +116,39 @@ export function createArgusBridge(opts: ArgusBridgeOptions): ArgusBridge {
  */
 export class StdioArgusBridge implements ArgusBridge {
   private readonly timeoutMs: number;
-  private readonly secrets: string[];
-  private child: Child | null = null;
+  readonly #secrets: string[];
+  #child: Child | null = null;
   private closed = false;
   // The stderr budget, per bridge: lines past it are counted, and the count is logged once.
   private windowStart = Date.now();
   private windowLines = 0;
   private dropped = 0;
 
-  constructor(private readonly opts: ArgusBridgeOptions) {
+  /** Held in a true private field, with the token and secrets: a copied or logged client shows none of them. */
+  readonly #opts: ArgusBridgeOptions;
+
+  constructor(opts: ArgusBridgeOptions) {
+    this.#opts = opts;
     this.timeoutMs = opts.callTimeoutMs ?? DEFAULT_ARGUS_CALL_TIMEOUT_MS;
-    this.secrets = opts.secrets ?? [];
+    this.#secrets = opts.secrets ?? [];
   }
 
   readonly createProject: ArgusBridge['createProject'] = (workdir, name) =>
-    this.call('argus_project_create', { workdir, name }, (raw) => parseProjectCreate(raw, this.secrets));
+    this.call('argus_project_create', { workdir, name }, (raw) => parseProjectCreate(raw, this.#secrets));
 
   readonly message: ArgusBridge['message'] = (projectId, text) =>
-    this.projectArg(projectId) ? this.call('argus_message', { project_id: projectId, text }, (raw) => parseMessage(raw, this.secrets), true) : badProject();
+    this.projectArg(projectId) ? this.call('argus_message', { project_id: projectId, text }, (raw) => parseMessage(raw, this.#secrets), true) : badProject();
 
   readonly status: ArgusBridge['status'] = (projectId) =>
-    this.projectArg(projectId) ? this.call('argus_status', { project_id: projectId }, (raw) => parseStatus(raw, this.secrets)) : badProject();
+    this.projectArg(projectId) ? this.call('argus_status', { project_id: projectId }, (raw) => parseStatus(raw, this.#secrets)) : badProject();
 
   readonly stop: ArgusBridge['stop'] = (projectId, force = false) =>
     this.projectArg(projectId) ? this.call('argus_stop', { project_id: projectId, force }, parseStop) : badProject();
 
   readonly close: ArgusBridge['close'] = async () => {
     this.closed = true;
-    const current = this.child;
-    this.child = null;
+    const current = this.#child;
+    this.#child = null;
     if (!current) return;
     // The transport sends SIGTERM to the child's process group at once (a hung turn must not
     // hold shutdown), then SIGKILL after a grace: the child and everything it started in its
@@ -155,7 +159,7 @@ export class StdioArgusBridge implements ArgusBridge {
   };
 
   private log(line: string): void {
-    this.opts.log?.(sanitizeRemoteText(line, this.secrets, ARGUS_TEXT_CAPS.summary));
+    this.#opts.log?.(sanitizeRemoteText(line, this.#secrets, ARGUS_TEXT_CAPS.summary));
   }
 
   private flushDropped(): void {
@@ -178,8 +182,8 @@ export class StdioArgusBridge implements ArgusBridge {
 
   /** The running child, or a new one; a child that exits or fails to connect is forgotten. */
   private start(mcp: McpSdk): Child {
-    if (this.child) return this.child;
-    const opts = this.opts;
+    if (this.#child) return this.#child;
+    const opts = this.#opts;
     const transport = new GroupChildTransport({ command: opts.command, args: opts.args, env: { ...mcp.defaultEnv(), ...opts.env }, cwd: opts.cwd, validate: mcp.validate });
     let pending = '';
     transport.stderr.on('data', (chunk: Buffer | string) => {
@@ -191,22 +195,23 @@ export class StdioArgusBridge implements ArgusBridge {
     const client = new mcp.Client({ name: 'argus-supervisor', version: '0.1.0' }, { capabilities: {} });
     const entry: Child = { client, transport, ready: Promise.resolve() };
     client.onclose = () => {
-      if (this.child === entry) this.child = null;
+      if (this.#child === entry) this.#child = null;
       this.flushDropped();
       this.log('argus child exited');
     };
     client.onerror = (e) => this.log(`argus transport: ${e.message}`);
     entry.ready = client.connect(transport, { timeout: this.timeoutMs });
     entry.ready.catch(() => {
-      if (this.child === entry) this.child = null;
+      if (this.#child === entry) this.#child = null;
       void transport.close().catch(() => undefined);
     });
-    this.child = entry;
+    this.#child = entry;
     return entry;
   }
 
   private async call<T>(tool: string, args: Record<string, unknown>, parse: (raw: unknown) => Outcome<T>, isModelCall = false): Promise<Outcome<T>> {
-    const { timeoutMs, secrets } = this;
+    const { timeoutMs } = this;
+    const secrets = this.#secrets;
     if (this.closed) return fail('argus_unavailable', 'The Argus bridge is closed.');
     const strings = Object.values(args).filter((v): v is string => typeof v === 'string');
     if (containsSecret(strings, secrets)) return fail('secret_in_argument', 'A credential of ours was about to reach Argus in a tool argument; the call was not made.');
@@ -230,7 +235,7 @@ export class StdioArgusBridge implements ArgusBridge {
         return fail('argus_unavailable', 'The Argus process could not be started.');
       }
       if (abort.signal.aborted) return fail('argus_timeout', 'Argus did not start within the decision budget.');
-      if (isModelCall) this.opts.onModelCall?.();
+      if (isModelCall) this.#opts.onModelCall?.();
       let result: Record<string, unknown>;
       try {
         result = (await entry.client.callTool({ name: tool, arguments: args }, undefined, { signal: abort.signal, timeout: timeoutMs })) as Record<string, unknown>;
@@ -256,6 +261,6 @@ export class StdioArgusBridge implements ArgusBridge {
   }
 
   private projectArg(projectId: string): boolean {
-    return isRemoteIdentifier(projectId, this.secrets);
+    return isRemoteIdentifier(projectId, this.#secrets);
   }
 }
