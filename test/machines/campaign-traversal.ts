@@ -2,17 +2,18 @@
  * The campaign chart's model-based traversal, built once per test file: the chart with every
  * named guard instrumented, two finite alphabets (graph-events.ts: the authority region with no
  * decision runtime; graph-decisions.ts: the decision boundaries with a small authority
- * alphabet), each walked from the initial state and from its restored roots, and the helpers
+ * alphabet), each walked by @xstate/graph from the initial state and from its restored roots
+ * (docs/decisions.md, "@xstate/graph builds the traversal"), and the helpers
  * the invariants read states with. Walking the product of both alphabets at once would cost
  * the size of one times the other; each alternative alphabet exercises what the other
  * region does to it, and the coverage and invariants read the union.
  */
 import { createEmptyActor, initialTransition, type ActorLogic, type AnyActorScope, type EventObject, type SnapshotFrom } from 'xstate';
+import { getAdjacencyMap, getShortestPaths } from '@xstate/graph';
 import { campaignMachine } from '../../machines/campaign.machine.js';
-import { OPERATOR_RULES, type Rule, type StateProbe } from '../../machines/campaign.rules.js';
-import type { CampaignContext, CampaignEvent, OperatorEvent } from '../../machines/campaign.types.js';
+import type { CampaignContext, CampaignEvent } from '../../machines/campaign.types.js';
 import { backingOff } from '../../machines/campaign.guards.js';
-import { eventsFor, FACTS, K_DONE, LATER, NOW, restoredRoots, restoreScope, US } from './graph-events.js';
+import { eventsFor, FACTS, K_DONE, LATER, NOW, restore, restoredRoots, US } from './graph-events.js';
 import { decisionInput, decisionRoots, eventsForDecisions } from './graph-decisions.js';
 import { instrumentGuards } from './guard-outcomes.js';
 import { declaredTransitions, namedTransitions, type DeclaredTransition } from './statechart-coverage.js';
@@ -160,42 +161,50 @@ export const emitted = (s: Snap, e: EventObject): string[] => emittedBy(pureStep
 const emittedEventsOf = (actions: readonly { type: string }[]): EventObject[] =>
   actions.filter((a) => a.type === 'xstate.emit').map((a) => (a as unknown as { params: { event: EventObject } }).params.event);
 
-// ---- the traversal (built once at load) --------------------------------------------------
+// ---- the traversal (built once, on first use) -------------------------------------------
 
 export type Edge = { state: Snap; event: CampaignEvent; nextState: Snap };
+/** An arrow as taken: where it led, and what it took, emitted and raised on the way. */
 type Arrow = { event: CampaignEvent; state: Snap; taken: DeclaredTransition[]; emitted: EventObject[]; raises: EventObject[] };
 type Entry = { state: Snap; transitions: Map<string, Arrow> };
 type Adjacency = Map<string, Entry>;
 type ByDefinition = ReturnType<typeof declaredTransitions>['byDefinition'];
+/** Each expanded snapshot's arrows, by serialized event: the library's adjacency keeps only where they lead. */
+type Arrows = WeakMap<Snap, Map<string, Arrow>>;
 
 /**
- * A breadth-first walk (an index, not `queue.shift()`: on ~300k edges shift made it quadratic)
- * expanding each state once with every event of its alphabet, into `adj`; states already in
- * `adj` are not expanded again. Each step's taken transitions are named as it is taken.
+ * The chart as logic @xstate/graph walks: its `transition` is the instrumented pure step in this
+ * file's scope (not the mock scope the library passes, whose action executor drops the actions
+ * and whose system nobody inspects), noting each arrow under its source snapshot. Every walk
+ * starts from a given root, never from an initial snapshot.
  */
-function walk(adj: Adjacency, roots: Snap[], events: (s: Snap) => CampaignEvent[], byDefinition: ByDefinition, seen: Set<string>): Adjacency {
-  const fresh: Adjacency = new Map();
-  const queue: Snap[] = [];
-  for (const root of roots) {
-    const key = serializeState(root);
-    if (seen.has(key)) continue;
-    seen.add(key);
-    queue.push(root);
-  }
-  for (let i = 0; i < queue.length; i++) {
-    const state = queue[i]!;
-    const entry: Entry = { state, transitions: new Map() };
-    fresh.set(serializeState(state), entry);
-    adj.set(serializeState(state), entry);
-    for (const event of events(state)) {
+function noting(byDefinition: ByDefinition, arrows: Arrows): ActorLogic<Snap, CampaignEvent> {
+  return {
+    transition: (state, event) => {
       const [next, actions] = pureStep(state, event);
-      entry.transitions.set(serializeEvent(event), { event, state: next, taken: namedTransitions(byDefinition, microTransitions), emitted: emittedEventsOf(actions), raises: raisedBy(actions) });
-      const key = serializeState(next);
-      if (seen.has(key)) continue;
-      seen.add(key);
-      queue.push(next);
-    }
-  }
+      let out = arrows.get(state);
+      if (!out) arrows.set(state, (out = new Map()));
+      out.set(serializeEvent(event), { event, state: next, taken: namedTransitions(byDefinition, microTransitions), emitted: emittedEventsOf(actions), raises: raisedBy(actions) });
+      return next;
+    },
+    getInitialSnapshot: () => {
+      throw new Error('the traversal walks from given roots');
+    },
+    getPersistedSnapshot: (s) => machine.getPersistedSnapshot(s),
+  };
+}
+
+/**
+ * The states @xstate/graph reaches from `root` (breadth first, each expanded once with its
+ * alphabet), with their arrows, added to `known`: a state `known` already has is not expanded
+ * again (`stopWhen`), which is how several roots share one walk. Returns what was new.
+ */
+function walkFrom(root: Snap, events: (s: Snap) => CampaignEvent[], logic: ActorLogic<Snap, CampaignEvent>, arrows: Arrows, known: Adjacency): Adjacency {
+  const adjacency = getAdjacencyMap(logic, { fromState: root, events, serializeState, serializeEvent, stopWhen: (s) => known.has(serializeState(s)) });
+  const fresh: Adjacency = new Map();
+  // The library's transitions and the noted arrows are keyed alike, in the alphabet's order.
+  for (const [key, { state }] of Object.entries(adjacency)) if (!known.has(key)) fresh.set(key, { state, transitions: arrows.get(state) ?? new Map() });
+  for (const [key, entry] of fresh) known.set(key, entry);
   return fresh;
 }
 
@@ -212,7 +221,7 @@ export interface Step extends Edge {
 /** The event types a step emitted (recorded as it was taken). */
 export const emittedOn = (step: Step): string[] => step.emitted.map((e) => e.type);
 
-const restoreRoot = (persisted: unknown) => machine.restoreSnapshot(persisted as never, restoreScope()) as Snap;
+const restoreRoot = (persisted: unknown): Snap => restore(machine, persisted);
 
 function traverse() {
   const started = performance.now();
@@ -232,10 +241,12 @@ function traverse() {
   const reachedBy: Record<Step['alphabet'], Map<string, Snap>> = { authority: new Map(), decisions: new Map() };
   for (const { name, events, roots } of alphabets) {
     const t0 = performance.now();
+    const arrows: Arrows = new WeakMap();
+    const logic = noting(byDefinition, arrows);
+    // One library walk per root, the start first; together they are this alphabet's graph.
     const adj: Adjacency = new Map();
-    const seen = new Set<string>();
-    const start = recorder.during(() => walk(adj, [initial], events, byDefinition, seen));
-    recorder.during(() => walk(adj, roots, events, byDefinition, seen));
+    const start = recorder.during(() => walkFrom(initial, events, logic, arrows, adj));
+    for (const root of roots) recorder.during(() => walkFrom(root, events, logic, arrows, adj));
     // From the start: a state both alphabets reach has both alphabets' arrows.
     for (const [key, entry] of start) {
       const known = fromStart.get(key);
@@ -243,7 +254,7 @@ function traverse() {
       else for (const [k, t] of entry.transitions) known.transitions.set(k, t);
     }
     let edges = 0;
-    // Every state a step leads to was queued, so the walk's entries are all the reached states.
+    // Every state a step leads to was walked, so the walks' entries are all the reached states.
     for (const [key, { state, transitions }] of adj) {
       reachedStates.set(key, state);
       reachedBy[name].set(key, state);
@@ -258,7 +269,7 @@ function traverse() {
     if (list) list.push(step);
     else byEvent.set(step.key, [step]);
   }
-  return { fromStart, edges: steps, declared, declaredBy: byDefinition, steps, byEvent, reachedStates, reachedBy, sizes, guardOutcomes: recorder.seen(), traversalMs: Math.round(performance.now() - started) };
+  return { initial, fromStart, edges: steps, declared, declaredBy: byDefinition, steps, byEvent, reachedStates, reachedBy, sizes, guardOutcomes: recorder.seen(), traversalMs: Math.round(performance.now() - started) };
 }
 
 let built: ReturnType<typeof traverse> | null = null;
@@ -275,72 +286,58 @@ export interface Path {
 }
 let paths: Path[] | null = null;
 /**
- * The shortest path (fewest events) to every state reached from the start, by either alphabet:
- * a breadth-first walk of the arrows the traversal already took (walking the chart again would
- * double the cost).
+ * The shortest path (fewest events) to every state reached from the start, by either alphabet,
+ * in breadth-first order: @xstate/graph's `getShortestPaths` over the arrows the traversal
+ * already took (a logic that looks each step up instead of taking it: walking the chart again
+ * would double the cost). Each path is then made its parent's path plus one step, the parent's
+ * step objects shared, so a path's prefix can be looked up by its last step.
  */
 export function shortestPaths(): Path[] {
   if (paths) return paths;
-  const map = traversal().fromStart;
-  const [initial] = initialTransition(machine, INPUT);
-  const startKey = serializeState(initial);
-  const found = new Map<string, Path>([[startKey, { state: initial, steps: [] }]]);
-  const queue = [startKey];
-  for (let i = 0; i < queue.length; i++) {
-    const from = found.get(queue[i]!)!;
-    for (const { event, state } of map.get(queue[i]!)?.transitions.values() ?? []) {
-      const key = serializeState(state);
-      if (found.has(key)) continue;
-      found.set(key, { state, steps: [...from.steps, { event, state }] });
-      queue.push(key);
+  const { fromStart, initial } = traversal();
+  // Each snapshot the lookups meet is serialized once (a state's key is read per arrow).
+  const keys = new WeakMap<Snap, string>();
+  const keyOf = (s: Snap): string => {
+    let key = keys.get(s);
+    if (key === undefined) keys.set(s, (key = serializeState(s)));
+    return key;
+  };
+  const arrowsOf = (s: Snap): Map<string, Arrow> => fromStart.get(keyOf(s))!.transitions;
+  const lookup: ActorLogic<Snap, CampaignEvent> = {
+    transition: (s, e) => arrowsOf(s).get(serializeEvent(e))!.state,
+    getInitialSnapshot: () => initial,
+    getPersistedSnapshot: (s) => machine.getPersistedSnapshot(s),
+  };
+  // Only a state's first arrow to each other state can be on a shortest path (the library keeps
+  // the first of equally short ones): it is offered those alone, in order, and walks far fewer.
+  const firstArrows = (s: Snap): CampaignEvent[] => {
+    const targets = new Set([keyOf(s)]);
+    const events: CampaignEvent[] = [];
+    for (const { event, state } of arrowsOf(s).values()) {
+      if (targets.has(keyOf(state))) continue;
+      targets.add(keyOf(state));
+      events.push(event);
     }
-  }
-  paths = [...found.values()];
+    return events;
+  };
+  const found = getShortestPaths(lookup, { fromState: initial, events: firstArrows, serializeState: keyOf, serializeEvent });
+  const byKey = new Map<string, Path>();
+  paths = found.map(({ steps }) => {
+    // The library's steps are (state, the event that reached it), an `xstate.init` one first;
+    // its states are whichever snapshot of a key it met last: the path takes the arrow the
+    // traversal took out of its parent's state instead.
+    const path: Path = { state: initial, steps: [] };
+    if (steps.length > 1) {
+      const parent = byKey.get(keyOf(steps[steps.length - 2]!.state))!;
+      const { event } = steps[steps.length - 1]!;
+      path.state = arrowsOf(parent.state).get(serializeEvent(event))!.state;
+      path.steps = [...parent.steps, { event, state: path.state }];
+    }
+    byKey.set(keyOf(path.state), path);
+    return path;
+  });
   return paths;
 }
-
-// ---- the rule tables, read independently of explainRefusal ---------------------------------
-
-const EFFECT_STATES = ['claiming', 'controlling.renewing', 'controlling.verifying', 'controlling.journaling', 'controlling.relaying', 'ambiguous-intent.resolving'];
-
-const probes = new WeakMap<Snap, StateProbe>();
-/** Where a snapshot is, as the `where` rows ask it, derived from the state value (not from stateProbe). */
-export function probe(s: Snap): StateProbe {
-  let found = probes.get(s);
-  if (!found) probes.set(s, (found = probeOnce(s)));
-  return found;
-}
-function probeOnce(s: Snap): StateProbe {
-  const closed = s.status === 'done';
-  const paused = !closed && s.matches('paused');
-  const authorityValue = closed || paused ? null : (s.value as { active: { authority: unknown; attention: unknown; heartbeat: unknown } }).active;
-  const authority = closed ? 'closed' : paused ? 'paused' : typeof authorityValue!.authority === 'string' ? (authorityValue!.authority as string) : Object.keys(authorityValue!.authority as object)[0]!;
-  const step = authorityValue && typeof authorityValue.authority === 'object' ? (Object.values(authorityValue.authority as object)[0] as string) : null;
-  return {
-    closed,
-    paused,
-    authority,
-    step,
-    attention: authorityValue ? topKey(authorityValue.attention) : 'paused',
-    heartbeat: authorityValue ? (authorityValue.heartbeat as string) : null,
-    effectInFlight: EFFECT_STATES.some((p) => isIn(s, `${A}.${p}`)),
-    questionSource: s.context.pendingQuestion?.source ?? null,
-    // Between a mutation's acceptance and its outcome: only controlling's mutation steps hold one.
-    mutationInFlight: ['verifying', 'journaling', 'relaying'].some((p) => isIn(s, `${A}.controlling.${p}`)),
-  };
-}
-
-const topKey = (v: unknown): string => (typeof v === 'string' ? v : Object.keys(v as object)[0]!);
-
-export const rowHolds = <E extends OperatorEvent>(rule: Rule<E>, s: Snap, e: E): boolean =>
-  'guard' in rule ? rule.holds(s.context, e) : rule.holds(probe(s));
-export const rowsOf = (type: OperatorEvent['type']): readonly Rule<OperatorEvent>[] => OPERATOR_RULES[type] as readonly Rule<OperatorEvent>[];
-/** The code of the first row of the event's table that fails here, or null when all hold. */
-export function firstFailingRow(s: Snap, e: OperatorEvent): string | null {
-  for (const rule of rowsOf(e.type)) if (!rowHolds(rule, s, e)) return rule.code;
-  return null;
-}
-export const rowName = (rule: Rule<never>): string => ('guard' in rule ? rule.guard : rule.where);
 
 /** The events a step emits, in full (pure: `transition` returns actions without running them). */
 export const emittedEvents = (s: Snap, e: CampaignEvent): EventObject[] => emittedEventsOf(pureStep(s, e)[1]);

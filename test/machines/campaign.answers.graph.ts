@@ -20,7 +20,8 @@ import {
   type RenewLeaseOutput,
   type TickEvent,
 } from '../../machines/campaign.types.js';
-import { A, discovered, inControlling, inRelaying, isIn, rowHolds, serializeEvent, traversal, type Step } from './campaign-traversal.js';
+import { A, discovered, inControlling, inRelaying, isIn, serializeEvent, traversal, type Step } from './campaign-traversal.js';
+import { rowHolds } from './rule-rows.js';
 import { CLAIMS, MUTATIONS, READER_ID } from './graph-events.js';
 
 /** The answer of an invoked effect; the status reader's answer is READ_DONE. */

@@ -4,7 +4,7 @@
  * every refusal with its code, claims only by the operator, one CONTROL_LOST per loss, doubt
  * kept until a readback settles it; and the pure traversal agrees with a live actor.
  */
-import { createActor, fromCallback, fromPromise, initialTransition } from 'xstate';
+import { createActor, fromCallback, fromPromise, getStateNodes, initialTransition } from 'xstate';
 import { describe, expect, it } from 'vitest';
 import { ANSWER_RULES, explainRefusal, MUTATION_RULES } from '../../machines/campaign.rules.js';
 import type { ClaimLeaseOutput, JournalIntentOutput, MutateEvent, OperatorAnswerEvent, OperatorEvent, ReadLeaseOutput } from '../../machines/campaign.types.js';
@@ -22,8 +22,6 @@ import {
   machine,
   pureStep,
   raised,
-  rowHolds,
-  rowName,
   serializeEvent,
   serializeState,
   shortestPaths,
@@ -31,6 +29,7 @@ import {
   type Path,
   type Snap,
 } from './campaign-traversal.js';
+import { rowHolds, rowName } from './rule-rows.js';
 import { ANSWERS, AUTHORITY_EFFECT_ANSWERS, claimEvent, MUTATIONS, READER_ID, US } from './graph-events.js';
 import { DECISION_EFFECT_ANSWERS } from './graph-decisions.js';
 import { allStateNodes, atomicDescendants } from './statechart-coverage.js';
@@ -199,7 +198,7 @@ describe('campaign statechart: authority, by enumeration', { timeout: 240_000 },
     for (const e of traversal().steps.filter((s) => s.event.type === 'INTENT_IN_DOUBT' && s.state.matches('active'))) {
       expect(isIn(e.nextState, `${A}.ambiguous-intent`)).toBe(true);
       expect(e.nextState.context.pendingIntent).not.toBeNull();
-      for (const node of e.state._nodes) if (node.type === 'atomic' && node.id.startsWith('campaign.active.authority.')) tested.add(node.id);
+      for (const node of getStateNodes(machine.root, e.state.value)) if (node.type === 'atomic' && node.id.startsWith('campaign.active.authority.')) tested.add(node.id);
     }
     expect([...tested].sort()).toEqual(atomicDescendants(authorityNode).sort());
   });

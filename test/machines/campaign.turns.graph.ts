@@ -9,7 +9,7 @@ import { settleInterrupted } from '../../machines/campaign.restore.js';
 import { isQuiescent } from '../../machines/campaign.version.js';
 import { INPUT, isIn, machine, pureStep, shortestPaths, traversal, type Snap } from './campaign-traversal.js';
 import { ATT, delivered, ofType, turnStarted } from './decision-steps.js';
-import { NOW, restoreScope, tick } from './graph-events.js';
+import { NOW, restore, tick } from './graph-events.js';
 
 describe('decision boundaries: one Argus turn per event, by enumeration', { timeout: 240_000 }, () => {
   it('(a) starts an Argus turn only for an event whose turn was not sent, remembers it, and never changes that memory otherwise', () => {
@@ -123,7 +123,7 @@ describe('decision boundaries: one Argus turn per event, by enumeration', { time
     for (const s of traversal().reachedStates.values()) {
       if (s.status !== 'active' || !isQuiescent(s)) continue;
       const persisted = JSON.parse(JSON.stringify(machine.getPersistedSnapshot(s)));
-      const back = machine.restoreSnapshot(settleInterrupted(persisted, NOW).snapshot as never, restoreScope()) as Snap;
+      const back = restore(machine, settleInterrupted(persisted, NOW).snapshot);
       restored++;
       const kept = DECISION_CHILDREN.filter((id) => id in back.children);
       const [next] = pureStep(back, tick());

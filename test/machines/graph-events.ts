@@ -13,7 +13,7 @@
  * the authority product stays the size it was. The decision boundaries have their own
  * traversal and alphabet (graph-decisions.ts), with a small authority alphabet of their own.
  */
-import { createEmptyActor, initialTransition, transition, type AnyActorScope, type SnapshotFrom } from 'xstate';
+import { createActor, initialTransition, transition, type AnyStateMachine, type Snapshot, type SnapshotFrom } from 'xstate';
 import type { CampaignMachine } from '../../machines/campaign.machine.js';
 import type {
   BindingFacts,
@@ -401,12 +401,18 @@ export function restoredRoots(machine: CampaignMachine, input: CampaignInput): S
   // Through the store's own restore path (persisted JSON, then XState's restore), so the root
   // has its live reader as a restored document would.
   const persisted = JSON.parse(JSON.stringify(machine.getPersistedSnapshot(controlling))) as Record<string, unknown>;
-  const root = machine.restoreSnapshot({ ...persisted, context: { ...controlling.context, pendingIntent } } as never, restoreScope());
-  return [root as SnapshotFrom<CampaignMachine>, unbound];
+  const root = restore(machine, { ...persisted, context: { ...controlling.context, pendingIntent } });
+  return [root, unbound];
 }
 
-/** A scope for restoring a root outside any actor (its children are created, never started). */
-export function restoreScope(): AnyActorScope {
-  const empty = createEmptyActor();
-  return { self: empty, system: empty.system, logger: () => {}, id: '', sessionId: 'roots', defer: () => {}, stopChild: () => {}, emit: () => {}, actionExecutor: () => {} } as unknown as AnyActorScope;
+/**
+ * A persisted snapshot restored outside any running actor, through XState's public door: an
+ * actor created on it and never started (its children are created, never started). The actor
+ * turns a failed restore into an error snapshot; here it fails loudly instead.
+ */
+export function restore(machine: CampaignMachine, persisted: unknown): SnapshotFrom<CampaignMachine> {
+  // Input is read only to create a snapshot, never to restore one: the chart's typed options ask for it.
+  const snapshot = createActor(machine as AnyStateMachine, { snapshot: persisted as Snapshot<unknown> }).getSnapshot() as SnapshotFrom<CampaignMachine>;
+  if (snapshot.status === 'error') throw snapshot.error;
+  return snapshot;
 }

@@ -14,7 +14,8 @@
 import { describe, expect, it } from 'vitest';
 import { explainRefusal, OPERATOR_RULES } from '../../machines/campaign.rules.js';
 import type { CampaignContext, MutateEvent, Mutation, OperatorEvent } from '../../machines/campaign.types.js';
-import { discovered, firstFailingRow, rowHolds, rowName, serializeState, traversal, type Snap } from './campaign-traversal.js';
+import { discovered, serializeState, traversal, type Snap } from './campaign-traversal.js';
+import { firstFailingRow, rowHolds, rowName } from './rule-rows.js';
 import { ANSWERS, CLAIMS, EPOCH, FULL, K_DONE, mutateEvent, NOW, OBSERVES } from './graph-events.js';
 import { currentAnswers } from './graph-decisions.js';
 

@@ -21,7 +21,8 @@ import { API_ERROR_STATUS } from '../../services/contract/api-errors.js';
 import { settleInterrupted, withEnvironment } from '../../machines/campaign.restore.js';
 import { startSimulator, type RunningSimulator } from '../../simulator/index.js';
 import { CONTEXT, FULL, NOW, TASK, US } from '../machines/graph-events.js';
-import { firstFailingRow, probe, traversal, type Snap } from '../machines/campaign-traversal.js';
+import { traversal, type Snap } from '../machines/campaign-traversal.js';
+import { firstFailingRow, probe } from '../machines/rule-rows.js';
 import { createScope, startTestSupervisor, tempStateRoot } from '../fixtures/supervisor-harness.js';
 
 const ACTIONS = ['claim', 'release', 'submit', 'intervene', 'cancel', 'resolve_intent', 'answer', 'mission', 'pause', 'resume', 'close', 'observe'] as const;
