@@ -238,11 +238,12 @@ export class CampaignHost extends LiveActor {
 
   /** Queues one save of this quiescent snapshot with every durable event emitted since the last. */
   private async save(snapshot: CampaignSnapshot, stateKey: string, finishing: Collector[]): Promise<WriteResult | null> {
+    // An Idempotency-Key record is the outcome as data, written with the outcome (never built in
+    // the write). Built first: if building one threw, the events waiting for this save stay waiting.
+    const records = finishing.flatMap((c) => (c.record ? [c.record({ emitted: c.emitted, snapshot })] : []));
     const taken = this.saves.take(snapshot, stateKey);
     // Taken now: the actor moves on while the write waits its turn.
     const machine = { version: CAMPAIGN_MACHINE_VERSION, snapshot: this.actor.getPersistedSnapshot() };
-    // An Idempotency-Key record is the outcome as data, written with the outcome (never built in the write).
-    const records = finishing.flatMap((c) => (c.record ? [c.record({ emitted: c.emitted, snapshot })] : []));
     const request = { ...taken, machine, binding: snapshot.context.binding, records, generation: this.generation };
     const { written, saved, superseded } = await this.deps.ledger.save(this.id, request);
     if (superseded) return written;
