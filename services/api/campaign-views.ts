@@ -43,6 +43,11 @@ export class CampaignViews {
     return projectCampaign(facts, snapshot, { ...memoryOf(host), allowedActions: allowed ?? (() => this.live(host)), ...this.readAt(host) });
   }
 
+  /** The view now, as plain data (`allowed_actions` asked of the live snapshot, once): an answer's `campaign`. */
+  plainSummary(host: CampaignHost | undefined): CampaignSummary | undefined {
+    return host ? (JSON.parse(JSON.stringify(this.summary(host))) as CampaignSummary) : undefined;
+  }
+
   /**
    * `allowed_actions` at the moment the view is read: the live snapshot and the clock of now (the
    * lease's expiry), never those of when the view was projected (issue 18 item 7: a view

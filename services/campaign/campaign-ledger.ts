@@ -57,7 +57,7 @@ export class CampaignLedger {
     private readonly hooks: LedgerHooks,
   ) {}
 
-  /** Takes a loaded (or about to be created) document's facts; returns its generation. */
+  /** Takes a loaded (or just created) document's facts; returns its actor's generation. */
   adopt(doc: CampaignDocument): number {
     const entry = this.entries.get(doc.campaignId);
     if (entry) entry.facts = factsOf(doc);
@@ -65,7 +65,7 @@ export class CampaignLedger {
     return this.entry(doc.campaignId).generation;
   }
 
-  /** A campaign that was never created (its create failed). */
+  /** A campaign whose actor could not be restored (reported corrupt): no entry stays behind. */
   forget(campaignId: string): void {
     this.entries.delete(campaignId);
   }

@@ -112,11 +112,7 @@ class SupervisorRuntime implements Supervisor {
       store: () => this.requireStore(),
       unusable: (id, failure) => this.unusable(id, failure),
       writesTo: (id) => this.writesByCampaign.get(id) ?? 0,
-      liveView: (id) => {
-        const host = this.system?.host(id);
-        // As plain data: the view's `allowed_actions` is asked of the live snapshot now, once.
-        return host ? JSON.parse(JSON.stringify(this.views.summary(host))) : undefined;
-      },
+      liveView: (id) => this.views.plainSummary(this.system?.host(id)),
       now: this.now,
       logger: this.logger,
     });
