@@ -26,7 +26,8 @@ export default defineConfig({
     sequence: { sequencer: LongFirstSequencer },
     // First: refuse a stale dist/. Then: the run directory and the end-of-run canary scan
     // (it sets TMPDIR and ARGUS_TEST_RUN_DIR before any worker is forked, so workers inherit them).
-    globalSetup: ['./test/setup/dist-fresh.ts', './test/setup/canary-scan.ts'],
+    // Last: the driven paths' summary line and baseline (its teardown runs before the scan's).
+    globalSetup: ['./test/setup/dist-fresh.ts', './test/setup/canary-scan.ts', './test/setup/path-coverage.ts'],
     // Console output of tests is scanned too; returning undefined still prints it.
     onConsoleLog: recordConsole,
     reporters: ['default', './test/reporters/summary-line.ts'],

@@ -101,6 +101,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       world.poll(taskId);
       return task.revision === before ? 0 : 1;
     },
+    moveTask: (taskId, state) => world.moveTo(taskId, state),
     takeover: (contextId, controllerId, ttlSeconds) => world.leases.force(contextId, controllerId, ttlSeconds),
     injectFaults: (spec) => faults.inject(spec),
     clearFaults: () => faults.clear(),

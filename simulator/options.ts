@@ -8,6 +8,7 @@ import type { FaultSpec } from './http/fault-spec.js';
 import type { ArrivalListener, LedgerPage } from './world/request-log.js';
 import type { SimulatorStats } from './world/stats.js';
 import type { ScenarioName, SimProtocol } from './names.js';
+import type { SimState } from './world/scenarios.js';
 import type { CreatedTasks, TaskSummary } from './world/world.js';
 
 export type { ScenarioName, SimProtocol } from './names.js';
@@ -65,6 +66,8 @@ export interface RunningSimulator {
   createTasksDetailed(count: number, scenario?: ScenarioName, contextId?: string): CreatedTasks;
   /** One scenario step for one task, or for every unfinished task; returns how many moved. */
   advance(taskId?: string): number;
+  /** Jumps a task to the first phase of its scenario in `state` without a poll; false when it has none. */
+  moveTask(taskId: string, state: SimState): boolean;
   /** Force-claims a context for another controller, bumping the epoch. */
   takeover(contextId: string, controllerId: string, ttlSeconds?: number): LeaseView;
   injectFaults(spec: FaultSpec | FaultSpec[]): void;

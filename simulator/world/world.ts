@@ -114,6 +114,20 @@ export class World {
     return task;
   }
 
+  /**
+   * Jumps a task to the first phase of its script in `state` (a change between two reads that
+   * no poll made: driven tests script the remote with it). False when the script has no such phase.
+   */
+  moveTo(taskId: string, state: SimState): boolean {
+    const task = this.require(taskId);
+    const phase = task.script.phases.findIndex((p) => p.state === state);
+    if (phase < 0 || task.canceled) return false;
+    task.phase = phase;
+    task.inPhase = 0;
+    task.touch(this.now());
+    return true;
+  }
+
   /** Steps every unfinished task once; returns how many moved. */
   advanceAll(): number {
     let moved = 0;

@@ -68,6 +68,9 @@ export const raisedBy = (actions: readonly { type: string }[]): EventObject[] =>
     .filter((a) => a.type === 'xstate.raise' && a.params?.event && a.params.delay === undefined)
     .map((a) => a.params!.event!);
 export const raised = (s: Snap, e: CampaignEvent): EventObject[] => raisedBy(pureStep(s, e)[1]);
+let declaredByDefinition: ReturnType<typeof declaredTransitions>['byDefinition'] | null = null;
+/** The declared transitions the last `pureStep` took (ids), eventless and raised ones included. */
+export const lastTaken = (): string[] => namedTransitions((declaredByDefinition ??= declaredTransitions(machine).byDefinition), microTransitions).map((t) => t.id);
 // The graph helpers type emitted events as plain EventObject; the machine's are narrower.
 export const graphLogic = machine as unknown as ActorLogic<Snap, CampaignEvent, typeof INPUT>;
 

@@ -15,7 +15,7 @@
  * what each effect answer and read does; campaign.turns.graph.ts and campaign.decisions.graph.ts:
  * the decision boundaries' invariants; policy.graph.ts: the rule tables against the chart.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { ArgusCheckOutput } from '../../machines/campaign.types.js';
 import { approvedMutateEvent, verdict } from '../../machines/campaign.decide.js';
@@ -24,6 +24,7 @@ import { AUTHORITY_EFFECT_ANSWERS, READER_ID } from './graph-events.js';
 import { DECISION_EFFECT_ANSWERS } from './graph-decisions.js';
 import { guardCoverage, type UnreachableOutcome } from './guard-outcomes.js';
 import { allStateNodes, type DeclaredTransition } from './statechart-coverage.js';
+import { buildPlan, PLAN_FILE } from '../paths/path-plan.js';
 import './campaign.authority.graph.js';
 import './campaign.answers.graph.js';
 import './campaign.turns.graph.js';
@@ -128,4 +129,13 @@ describe('campaign statechart: coverage, by enumeration', { timeout: 240_000 }, 
     expect([...read].sort()).toEqual(['READ_CRASHED', 'READ_DONE']);
   });
 
+  it('the committed driven-path plan (test/paths/plan.json) is the one this chart gives', () => {
+    // Regenerate after a chart change: ARGUS_WRITE_PLAN=1 npx vitest run test/machines/campaign.graph.test.ts
+    const plan = buildPlan();
+    if (process.env.ARGUS_WRITE_PLAN === '1') writeFileSync(PLAN_FILE, `${JSON.stringify(plan, null, 1)}\n`);
+    expect(JSON.parse(readFileSync(PLAN_FILE, 'utf8'))).toEqual(JSON.parse(JSON.stringify(plan)));
+    // One path per declared transition, a few hundred steps at most.
+    expect(plan.paths.map((p) => p.target)).toEqual(plan.declared);
+    expect(plan.paths.reduce((n, p) => n + p.steps.length, 0)).toBeLessThan(600);
+  });
 });

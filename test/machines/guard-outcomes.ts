@@ -21,6 +21,8 @@ export interface UnreachableOutcome {
 export interface GuardRecorder {
   /** Records only while `during` runs, so later assertions that call `can()` do not count. */
   during<T>(work: () => T): T;
+  /** The outcomes `work` evaluated, on their own (recorded in `seen` too only inside `during`). */
+  capture<T>(work: () => T): [T, Set<GuardOutcomeId>];
   seen(): Set<GuardOutcomeId>;
 }
 
@@ -40,8 +42,11 @@ export const declaredOutcomes = (machine: AnyStateMachine): GuardOutcomeId[] =>
 export function instrumentGuards<M extends AnyStateMachine>(machine: M): { machine: M; recorder: GuardRecorder } {
   const seen = new Set<GuardOutcomeId>();
   let recording = false;
+  let captured: Set<GuardOutcomeId> | null = null;
   const note = (name: string, result: boolean): boolean => {
-    if (recording) seen.add(`${name}:${result ? 'true' : 'false'}`);
+    const id: GuardOutcomeId = `${name}:${result ? 'true' : 'false'}`;
+    if (recording) seen.add(id);
+    captured?.add(id);
     return result;
   };
   const wrapped: Record<string, unknown> = {};
@@ -66,6 +71,15 @@ export function instrumentGuards<M extends AnyStateMachine>(machine: M): { machi
           return work();
         } finally {
           recording = false;
+        }
+      },
+      capture(work) {
+        const outer = captured;
+        const mine = (captured = new Set());
+        try {
+          return [work(), mine];
+        } finally {
+          captured = outer;
         }
       },
       seen: () => new Set(seen),

@@ -1,0 +1,185 @@
+/**
+ * Drives one planned path through the running system and checks it against the model after
+ * every command (issue 21 item 2). Two kinds of result, kept apart on purpose:
+ *
+ * - DISAGREE: the running system did something the model says it must not: the persisted
+ *   snapshot is not where the model's step leads from the previous one, the outbox did not gain
+ *   the public events the chart emitted, the view's `allowed_actions` is not the model's `can`
+ *   set, a remote method was called that no effect the model started may call, or a command
+ *   the model says the actor takes never reached it. A test fails on any of these.
+ * - UNDRIVEN: the path could not be reproduced (no driver makes that effect answer so, or the
+ *   live answer took another branch than the planned one). It is counted, with its reason,
+ *   and the baseline ratchet keeps the count from growing.
+ *
+ * The model follows the live events, not the plan's: the plan says what to do, the model says
+ * what each thing that happened must cause. So a command that makes the system send more
+ * events than the plan named (RESUME reads the remote again) is still checked event by event.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import type { AnyEventObject } from 'xstate';
+import type { HostEnvironment } from '../../machines/campaign.types.js';
+import type { CampaignEmitted } from '../../machines/campaign.emitted.js';
+import type { PlannedPath, PlannedStep } from './path-plan.js';
+import { drivenWorld, type DrivenWorld, type Received } from './driven-world.js';
+import { EFFECT_METHODS, expectedDrafts, modelAllowed, modelStep, persistedOf, restoreModel } from './path-model.js';
+import { arrange, isEffectAnswer, perform } from './stimuli.js';
+import type { Snap } from '../machines/campaign-traversal.js';
+
+export type PathResult =
+  | { status: 'driven'; target: string; taken: string[]; guards: string[]; steps: number }
+  | { status: 'undriven'; target: string; reason: string; taken: string[]; guards: string[] }
+  | { status: 'disagree'; target: string; problem: string };
+
+class Disagreement extends Error {}
+class Undriven extends Error {}
+
+/** The planned steps in groups: one performed event, then the effect answers it leads to. */
+function groups(steps: readonly PlannedStep[]): PlannedStep[][] {
+  const out: PlannedStep[][] = [];
+  for (const step of steps) {
+    if (isEffectAnswer(step.event) && out.length) out[out.length - 1]!.push(step);
+    else out.push([step]);
+  }
+  return out;
+}
+
+/** XState's own lifecycle events are not the chart's steps. */
+const LIFECYCLE = new Set(['xstate.init', 'xstate.stop']);
+/** What a restart sends an actor before any command: the journal's open intent, in doubt. */
+const describe = (e: AnyEventObject) => e.type;
+
+/** The host's answer to a restart, beyond the chart: an open journal intent with no outcome is recorded ambiguous. */
+const LEASE_TTL_SECONDS = 600;
+
+export async function runPath(path: PlannedPath): Promise<PathResult> {
+  if (path.root === 'argus' || path.root === 'argus-restored') {
+    return { status: 'undriven', target: path.target, reason: 'the SIMULATED Argus and Foreman are not wired into the driven world yet', taken: [], guards: [] };
+  }
+  const world = await drivenWorld({ bound: path.root !== 'unbound' });
+  const taken = new Set<string>();
+  const guards = new Set<string>();
+  try {
+    const host = () => world.supervisor.system!.host('path-1')!;
+    const environment = (): HostEnvironment => host().getSnapshot().context.environment;
+    world.drain();
+    let doc = await world.document();
+    let model: Snap = restoreModel(doc.machine.snapshot, new Date(world.now()), environment()).snap;
+    for (const group of groups(path.steps)) {
+      for (const answer of group.slice(1)) {
+        const arranged = await arrange(world, answer.event);
+        if (!arranged.ok) throw new Undriven(arranged.reason);
+      }
+      const before = world.requests();
+      const performed = await perform(world, group[0]!.event);
+      if (!performed.ok) throw new Undriven(performed.reason);
+      await settle(world);
+      const received = world.drain().filter((r) => !LIFECYCLE.has(r.event.type));
+      const restarted = group[0]!.event.type === 'INTENT_IN_DOUBT';
+      let emittedAll: CampaignEmitted[] = [];
+      const invoked: string[] = [];
+      if (restarted) {
+        // The actor was rebuilt from the document: the model is too, the way the host does it.
+        const restored = restoreModel(doc.machine.snapshot, new Date(world.now()), environment());
+        model = restored.snap;
+        emittedAll = [...restored.emitted];
+        // The host's rule at start, beyond the chart: a journaled intent with no outcome is in doubt, said once.
+        if (performed.journaled) emittedAll.push({ type: 'INTENT_AMBIGUOUS', campaignId: 'path-1', requestId: performed.journaled.requestId, kind: performed.journaled.kind as never });
+      }
+      // Model agreement, event by event, on what really arrived.
+      for (const r of received) {
+        const step = modelStep(model, r.event);
+        if (!isDeepStrictEqual(step.taken, r.taken)) throw new Disagreement(`${describe(r.event)}: the live actor took ${JSON.stringify(r.taken)}, the model ${JSON.stringify(step.taken)}`);
+        for (const id of step.taken) taken.add(id);
+        for (const g of step.guards) guards.add(g);
+        emittedAll.push(...step.emitted);
+        invoked.push(...step.invoked);
+        model = step.next;
+      }
+      // The plan, reproduced: its steps in order among what arrived, each taking what was planned.
+      matchPlan(group, received);
+      const after = await world.document();
+      const persisted = after.machine.snapshot as { value: unknown; context: unknown; status: unknown };
+      const expected = persistedOf(model) as typeof persisted;
+      if (!isDeepStrictEqual(persisted.value, expected.value)) throw new Disagreement(`persisted state ${JSON.stringify(persisted.value)}, the model's ${JSON.stringify(expected.value)}`);
+      if (!isDeepStrictEqual(persisted.context, expected.context)) throw new Disagreement(`persisted context differs from the model's: ${firstDifference(persisted.context, expected.context)}`);
+      checkOutbox(doc, after, emittedAll, restarted);
+      checkMethods(before, world.requests(), invoked, restarted);
+      const view = await world.view();
+      const allowed = modelAllowed(model, new Date(world.now()), LEASE_TTL_SECONDS);
+      if (!isDeepStrictEqual([...view.allowed_actions].sort(), [...allowed].sort())) throw new Disagreement(`allowed_actions ${JSON.stringify(view.allowed_actions)}, the model can ${JSON.stringify(allowed)}`);
+      doc = after;
+    }
+    return { status: 'driven', target: path.target, taken: [...taken], guards: [...guards], steps: path.steps.length };
+  } catch (error) {
+    if (error instanceof Undriven) return { status: 'undriven', target: path.target, reason: error.message, taken: [...taken], guards: [...guards] };
+    if (error instanceof Disagreement) return { status: 'disagree', target: path.target, problem: error.message };
+    throw error;
+  } finally {
+    await world.close();
+  }
+}
+
+/** Waits until the campaign is quiescent and its writes are on disk. */
+async function settle(world: DrivenWorld): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    const host = world.supervisor.system!.host('path-1');
+    if (!host) return;
+    await host.whenWritten();
+    if (!host.getSnapshot().hasTag('effect-in-flight')) {
+      await host.whenWritten();
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  throw new Disagreement('the campaign did not settle within a second');
+}
+
+function matchPlan(group: PlannedStep[], received: Received[]): void {
+  let at = 0;
+  for (const planned of group) {
+    while (at < received.length && !(received[at]!.event.type === planned.event.type && isDeepStrictEqual(received[at]!.taken, planned.taken))) at++;
+    if (at === received.length) {
+      const live = received.filter((r) => r.event.type === planned.event.type).map((r) => r.taken);
+      if (live.length === 0 && !isEffectAnswer(planned.event)) throw new Disagreement(`${planned.event.type} was performed but the campaign actor never received it`);
+      throw new Undriven(`${planned.event.type}: planned ${JSON.stringify(planned.taken)}, the running system took ${JSON.stringify(live)}`);
+    }
+    at++;
+  }
+}
+
+/**
+ * Every remote request of a group must be one an effect the model started may make. A restart
+ * also fetches the agent card (discovery), which no chart step does.
+ */
+function checkMethods(before: Record<string, number>, after: Record<string, number>, invoked: readonly string[], restarted: boolean): void {
+  const allowed = new Set(invoked.flatMap((id) => EFFECT_METHODS[id] ?? []));
+  if (restarted) allowed.add('agentCard');
+  for (const [method, count] of Object.entries(after)) {
+    if (count > (before[method] ?? 0) && !allowed.has(method)) {
+      throw new Disagreement(`the remote received ${count - (before[method] ?? 0)} ${method} that no effect the model started may send (started: ${JSON.stringify(invoked)})`);
+    }
+  }
+}
+
+function checkOutbox(before: { outbox: { nextSeq: number; publishedKeys: string[] } }, after: { outbox: { events: { seq: number; kind: string; dedupeKey: string }[] } }, emitted: CampaignEmitted[], _restarted: boolean): void {
+  const published = new Set(before.outbox.publishedKeys);
+  const expected: [string, string][] = [];
+  for (const d of expectedDrafts(emitted)) {
+    if (published.has(d.dedupeKey)) continue;
+    published.add(d.dedupeKey);
+    expected.push([d.kind, d.dedupeKey]);
+  }
+  const gained = after.outbox.events.filter((e) => e.seq >= before.outbox.nextSeq).map((e) => [e.kind, e.dedupeKey]);
+  if (!isDeepStrictEqual(gained, expected)) throw new Disagreement(`the outbox gained ${JSON.stringify(gained)}, the chart emitted ${JSON.stringify(expected)}`);
+}
+
+function firstDifference(a: unknown, b: unknown, path = ''): string {
+  if (a && b && typeof a === 'object' && typeof b === 'object') {
+    for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
+      const x = (a as Record<string, unknown>)[key];
+      const y = (b as Record<string, unknown>)[key];
+      if (!isDeepStrictEqual(x, y)) return firstDifference(x, y, `${path}.${key}`);
+    }
+  }
+  return `${path || '(root)'}: ${JSON.stringify(a)?.slice(0, 200)} vs ${JSON.stringify(b)?.slice(0, 200)}`;
+}

@@ -1,0 +1,71 @@
+/**
+ * Global teardown of the driven-path suite (test/paths): adds up the shards' results, writes
+ * `coverage/statechart.json`'s driven part (`coverage/paths.json`), prints the summary line CI
+ * logs show, and fails the run when driven coverage fell below the committed baseline
+ * (`test/machines/path-baseline.json`). A run that did not run every shard in full (a filtered
+ * or partial run) prints what it saw and judges nothing.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const PLAN = path.join(REPO_ROOT, 'test/paths/plan.json');
+const BASELINE = path.join(REPO_ROOT, 'test/machines/path-baseline.json');
+const SHARDS = 4;
+
+type Result = { status: 'driven' | 'undriven' | 'disagree'; target: string; taken?: string[]; guards?: string[]; reason?: string; problem?: string };
+
+export interface PathCoverage {
+  generated: number;
+  driven: number;
+  undriven: { target: string; reason: string }[];
+  excused: { target: string; reason: string }[];
+  disagreed: number;
+  transitions: { declared: number; pure: number; driven: number };
+  guardOutcomes: { declared: number; pure: number; driven: number };
+}
+
+export function summaryLine(c: PathCoverage): string {
+  return `generated paths: ${c.generated} generated, ${c.driven} driven through the running system, covering ${c.transitions.driven}/${c.transitions.declared} transitions and ${c.guardOutcomes.driven}/${c.guardOutcomes.declared} guard outcomes (${c.excused.length} excused)`;
+}
+
+export async function setup(): Promise<() => Promise<void>> {
+  return async () => {
+    const dir = process.env.ARGUS_TEST_RUN_DIR;
+    if (!dir || !existsSync(path.join(dir, 'paths'))) return;
+    const reports = readdirSync(path.join(dir, 'paths')).map((f) => JSON.parse(readFileSync(path.join(dir, 'paths', f), 'utf8')) as { complete: boolean; results: Result[] });
+    const plan = JSON.parse(readFileSync(PLAN, 'utf8')) as { declared: string[]; declaredOutcomes: string[]; pureOutcomes: string[]; paths: { target: string }[] };
+    const { EXCUSED } = (await import('../paths/excused.js')) as { EXCUSED: Record<string, string> };
+    const results = reports.flatMap((r) => r.results);
+    const taken = new Set<string>();
+    const outcomes = new Set<string>();
+    for (const r of results) {
+      // A path that stopped part way still drove what it took before it stopped.
+      if (r.status === 'disagree') continue;
+      for (const t of r.taken ?? []) taken.add(t);
+      for (const g of r.guards ?? []) outcomes.add(g);
+    }
+    const declared = new Set(plan.declared);
+    const coverage: PathCoverage = {
+      generated: plan.paths.length,
+      driven: results.filter((r) => r.status === 'driven').length,
+      undriven: results.filter((r) => r.status === 'undriven' && !EXCUSED[r.target]).map((r) => ({ target: r.target, reason: r.reason ?? '' })),
+      excused: results.filter((r) => r.status === 'undriven' && EXCUSED[r.target]).map((r) => ({ target: r.target, reason: EXCUSED[r.target]! })),
+      disagreed: results.filter((r) => r.status === 'disagree').length,
+      transitions: { declared: declared.size, pure: plan.paths.length, driven: [...taken].filter((t) => declared.has(t)).length },
+      guardOutcomes: { declared: plan.declaredOutcomes.length, pure: plan.pureOutcomes.length, driven: [...outcomes].filter((o) => plan.declaredOutcomes.includes(o)).length },
+    };
+    mkdirSync(path.join(REPO_ROOT, 'coverage'), { recursive: true });
+    writeFileSync(path.join(REPO_ROOT, 'coverage', 'paths.json'), JSON.stringify({ ...coverage, transitionsDriven: [...taken].sort(), outcomesDriven: [...outcomes].sort() }, null, 2));
+    const complete = reports.length === SHARDS && reports.every((r) => r.complete);
+    process.stdout.write(`\n${summaryLine(coverage)}${complete ? '' : ' [partial run: the baseline is not judged]'}\n`);
+    if (!complete) return;
+    const baseline = JSON.parse(readFileSync(BASELINE, 'utf8')) as { driven: number; transitions: number; guardOutcomes: number };
+    const drops: string[] = [];
+    if (coverage.driven < baseline.driven) drops.push(`${coverage.driven} paths driven, baseline ${baseline.driven}`);
+    if (coverage.transitions.driven < baseline.transitions) drops.push(`${coverage.transitions.driven} transitions driven, baseline ${baseline.transitions}`);
+    if (coverage.guardOutcomes.driven < baseline.guardOutcomes) drops.push(`${coverage.guardOutcomes.driven} guard outcomes driven, baseline ${baseline.guardOutcomes}`);
+    if (drops.length) throw new Error(`driven path coverage fell below test/machines/path-baseline.json: ${drops.join('; ')}`);
+  };
+}
