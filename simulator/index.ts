@@ -105,6 +105,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     takeover: (contextId, controllerId, ttlSeconds) => world.leases.force(contextId, controllerId, ttlSeconds),
     injectFaults: (spec) => faults.inject(spec),
     clearFaults: () => faults.clear(),
+    releaseHeld: () => faults.releaseHeld(),
+    get holding() {
+      return faults.holding;
+    },
     advanceClock,
     task: (taskId) => {
       const task = world.get(taskId);

@@ -72,6 +72,10 @@ export interface RunningSimulator {
   takeover(contextId: string, controllerId: string, ttlSeconds?: number): LeaseView;
   injectFaults(spec: FaultSpec | FaultSpec[]): void;
   clearFaults(): void;
+  /** Lets every request a `hold` fault parked go on; returns how many were held. */
+  releaseHeld(): number;
+  /** Requests a `hold` fault parks now. */
+  readonly holding: number;
   /** Moves the simulator's clock forward (lease expiry without sleeping). */
   advanceClock(seconds: number): void;
   /** A compact view of one task without advancing it. */

@@ -222,7 +222,8 @@ class SupervisorRuntime implements Supervisor {
     // Discovery goes on in the background (bounded, retried with back-off): a slow or dead
     // remote never keeps start() from returning, nor `serve` from listening. Until it answers,
     // /health says so, reads wait for it, and claims and mutations are refused remote_unavailable.
-    this.link.discoverInBackground(() => this.views.refreshAll(this.system?.hosts() ?? []));
+    // Once it answers, every actor is told at once (not at the next beat): the chart's rules read it.
+    this.link.discoverInBackground(() => (this.time.tellEnvironment(), this.views.refreshAll(this.system?.hosts() ?? [])));
     try {
       await this.load(right, first ? (host) => first.add(host.id) : undefined, concurrency);
     } catch (error) {

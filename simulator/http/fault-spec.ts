@@ -2,11 +2,13 @@
  * Injectable faults, served per request in arrival order. Each spec stays armed for `count`
  * matching requests; a spec without `methods` matches every A2A request (card fetches are
  * named `agentCard`), except `lost-response`, which by default only hits mutations.
+ * `rpc-error` answers a JSON-RPC internal error instead of running the request (a definite
+ * refusal: nothing applied); `hold` parks the request, unanswered, until `releaseHeld()`.
  * @module
  */
 import { CONTROL_METHODS } from '../../adapters/a2a/control-contract.js';
 
-export const FAULT_KINDS = ['http-5xx', 'malformed-json', 'redirect', 'oversized', 'slow', 'trickle', 'lost-response'] as const;
+export const FAULT_KINDS = ['http-5xx', 'malformed-json', 'redirect', 'oversized', 'slow', 'trickle', 'lost-response', 'rpc-error', 'hold'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export interface FaultSpec {
@@ -47,6 +49,24 @@ interface ArmedFault {
 export class FaultInjector {
   private armed: ArmedFault[] = [];
   private readonly timers = new Set<NodeJS.Timeout>();
+  private held: (() => void)[] = [];
+
+  /** Parks a request (`hold`) until `releaseHeld`. */
+  hold(resume: () => void): void {
+    this.held.push(resume);
+  }
+
+  /** Lets every held request go on, in arrival order; returns how many. */
+  releaseHeld(): number {
+    const held = this.held;
+    this.held = [];
+    for (const resume of held) resume();
+    return held.length;
+  }
+
+  get holding(): number {
+    return this.held.length;
+  }
 
   inject(specs: FaultSpec | FaultSpec[]): void {
     for (const spec of Array.isArray(specs) ? specs : [specs]) {
@@ -88,6 +108,7 @@ export class FaultInjector {
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
     this.armed = [];
+    this.held = [];
   }
 }
 

@@ -79,6 +79,14 @@ function serve(fault: FaultSpec, deps: FaultDeps, res: Response, id: string, nex
       drip();
       return;
     }
+    case 'rpc-error':
+      res.status(200).type('application/json').send(`{"jsonrpc":"2.0","id":${id},"error":{"code":-32603,"message":"injected fault: internal error"}}`);
+      return;
+    case 'hold':
+      deps.faults.hold(() => {
+        if (!res.socket?.destroyed) next();
+      });
+      return;
     case 'lost-response':
       // The handler still runs and applies the mutation; only its answer is lost.
       res.json = ((_body: unknown) => {

@@ -35,6 +35,8 @@ export function drivenShard(shard: number): void {
       it(planned.target, async () => {
         const result = await runPath(planned);
         results.push(result);
+        // PATHS_VERBOSE=1: each path's result on the console (why a path is undriven).
+        if (process.env.PATHS_VERBOSE === '1') console.log(result.status, planned.target, result.status === 'undriven' ? `:: ${result.reason}` : result.status === 'disagree' ? `:: ${result.problem}` : '');
         if (result.status === 'disagree') expect.fail(`the running system disagrees with the model: ${result.problem}`);
         if (result.status === 'undriven' && EXCUSED[planned.target]) return;
       }, 60_000);

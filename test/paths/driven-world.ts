@@ -5,14 +5,17 @@
  * option (the door a plugin host attaches an inspector to) and every request the remote
  * receives counted by the simulator. Each path gets its own world: state root and simulator.
  */
+import * as fsp from 'node:fs/promises';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AnyActorRef, AnyEventObject, InspectionEvent } from 'xstate';
 import { startSimulator, type RunningSimulator } from '../../simulator/index.js';
+import { createA2AClient, type A2AClient } from '../../adapters/a2a/index.js';
 import { loadConfig } from '../../services/config/config.js';
 import { createSupervisor, type Supervisor } from '../../services/runtime/supervisor.js';
 import type { CampaignDocument } from '../../persistence/campaign-document.js';
+import type { DurableFs } from '../../persistence/durable-json-adapter.js';
 import { captureLogs } from '../fixtures/log-capture.js';
 import { removeScratch } from '../fixtures/scratch.js';
 import { declaredTransitions, type DeclaredTransition } from '../machines/statechart-coverage.js';
@@ -38,14 +41,61 @@ export interface DrivenWorld {
   setClock(ms: number): void;
   /** Events the campaign actor received since the last `drain`. */
   drain(): Received[];
+  /**
+   * Runs `then` once, as the campaign actor receives the next event of `type` (before the chart
+   * takes it): how a driver makes time pass between two steps of one command (a read sent a
+   * while after its tick, a journal write that took long after its readback).
+   */
+  whenReceived(type: string, then: (event: AnyEventObject) => void): void;
+  /** The environment the campaign actor held when it last started (a restore puts the process's in). */
+  startEnvironment(): unknown;
+  /** Resolves once the campaign actor has received nothing for `ms` (bounded: 3 s). */
+  quiet(ms: number): Promise<void>;
   command(command: CampaignCommand): Promise<{ ok: boolean; value?: any; error?: { code: string; message: string } }>;
   view(): Promise<any>;
   document(): Promise<CampaignDocument>;
+  /**
+   * Makes the next call of one remote-client method throw instead of answering: a defect below
+   * the chart (the client turns every remote failure into a code; only a bug throws), which is
+   * what an effect's `xstate.error.actor.*` answer means.
+   */
+  defect(method: DefectMethod): void;
+  /** The store's next file write fails the way a full disk does (ENOSPC), once. */
+  failNextWrite(): void;
   /** Remote requests by method since the world started. */
   requests(): Record<string, number>;
   /** Stops the supervisor (every write settled) and starts a new one on the same state root. */
   restart(): Promise<void>;
   close(): Promise<void>;
+}
+
+export type DefectMethod = 'getTask' | 'leaseGet' | 'leaseClaim' | 'leaseRenew' | 'leaseRelease' | 'requestGet' | 'intervene';
+
+/**
+ * The real HTTP client for the simulator, with one lever: an armed method throws once. Every
+ * other call goes to the simulator as the supervisor's own client would send it.
+ */
+function clientWithDefects(url: string, armed: Set<DefectMethod>): A2AClient {
+  const real = createA2AClient({ baseUrl: url });
+  const guard = <F extends (...args: never[]) => unknown>(name: DefectMethod, fn: F): F =>
+    ((...args: never[]) => {
+      if (armed.delete(name)) return Promise.reject(new TypeError(`planted defect: ${name} threw`));
+      return fn(...args);
+    }) as F;
+  const c = real.control;
+  return {
+    ...real,
+    getTask: guard('getTask', real.getTask),
+    control: {
+      ...c,
+      leaseGet: guard('leaseGet', c.leaseGet),
+      leaseClaim: guard('leaseClaim', c.leaseClaim),
+      leaseRenew: guard('leaseRenew', c.leaseRenew),
+      leaseRelease: guard('leaseRelease', c.leaseRelease),
+      requestGet: guard('requestGet', c.requestGet),
+      intervene: guard('intervene', c.intervene),
+    },
+  };
 }
 
 export interface WorldOptions {
@@ -61,14 +111,21 @@ export interface WorldOptions {
 function recorder(campaignId: string) {
   let received: Received[] = [];
   let current: Received | null = null;
+  let lastAt = Date.now();
+  let startEnvironment: unknown = null;
+  const hooks: { type: string; then: (event: AnyEventObject) => void }[] = [];
   // Each supervisor provides its own copy of the chart (a restart makes a new one): named per logic.
   const namedBy = new WeakMap<object, Map<unknown, DeclaredTransition>>();
   const inspect = (ev: InspectionEvent) => {
     const ref = ev.actorRef as AnyActorRef & { logic?: { root?: unknown } };
     if (ref.id !== campaignId || !ref.logic?.root) return;
     if (ev.type === '@xstate.event') {
+      lastAt = Date.now();
+      if (ev.event.type === 'xstate.init') startEnvironment = (ref.getSnapshot() as { context: { environment: unknown } }).context.environment;
       current = { event: ev.event, taken: [] };
       received.push(current);
+      const hook = hooks.findIndex((h) => h.type === ev.event.type);
+      if (hook >= 0) hooks.splice(hook, 1)[0]!.then(ev.event);
     } else if (ev.type === '@xstate.microstep' && current) {
       let named = namedBy.get(ref.logic);
       if (!named) namedBy.set(ref.logic, (named = declaredTransitions(ref.logic as never).byDefinition as Map<unknown, DeclaredTransition>));
@@ -77,6 +134,12 @@ function recorder(campaignId: string) {
   };
   return {
     inspect,
+    whenReceived: (type: string, then: (event: AnyEventObject) => void) => void hooks.push({ type, then }),
+    startEnvironment: () => startEnvironment,
+    async quiet(ms: number): Promise<void> {
+      const until = Date.now() + 3000;
+      while (Date.now() - lastAt < ms && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+    },
     drain(): Received[] {
       const out = received;
       received = [];
@@ -100,8 +163,24 @@ export async function drivenWorld(opts: WorldOptions): Promise<DrivenWorld> {
       ARGUS_SUPERVISOR_STATE_ROOT: root,
       ARGUS_SUPERVISOR_HEARTBEAT_SECONDS: '60',
     });
+  const armed = new Set<DefectMethod>();
+  let failWrite = false;
+  // The store's own file calls, but for a write armed to fail (a temp file is opened 'wx').
+  const storeFs: DurableFs = {
+    open: (file, flags, mode) => {
+      if (failWrite && flags === 'wx') {
+        failWrite = false;
+        return Promise.reject(Object.assign(new Error(`ENOSPC: simulated, open '${file}'`), { code: 'ENOSPC', syscall: 'open', path: file }));
+      }
+      return fsp.open(file, flags, mode);
+    },
+    rename: (from, to) => fsp.rename(from, to),
+    unlink: (file) => fsp.unlink(file),
+    readFile: (file, encoding) => fsp.readFile(file, encoding),
+  };
   const make = async () => {
-    const s = await createSupervisor({ config: config(), logger, now: () => new Date(clock), inspect: record.inspect });
+    const remote = clientWithDefects(sim.url, armed);
+    const s = await createSupervisor({ config: config(), logger, remote, storeFs, now: () => new Date(clock), inspect: record.inspect });
     await s.start({ heartbeat: false, initialSweep: false });
     return s;
   };
@@ -122,6 +201,9 @@ export async function drivenWorld(opts: WorldOptions): Promise<DrivenWorld> {
       clock = ms;
     },
     drain: () => record.drain(),
+    whenReceived: (type, then) => record.whenReceived(type, then),
+    quiet: (ms) => record.quiet(ms),
+    startEnvironment: () => record.startEnvironment(),
     command: async (command) => (await supervisor.campaignAction({ campaign_id: CAMPAIGN, ...command } as never)) as never,
     async view() {
       const r = (await supervisor.campaigns({ action: 'get', campaign_id: CAMPAIGN })) as { ok: true; value: { campaign: unknown } };
@@ -132,12 +214,16 @@ export async function drivenWorld(opts: WorldOptions): Promise<DrivenWorld> {
       if (!loaded.ok) throw new Error(`load failed: ${loaded.code}`);
       return loaded.doc;
     },
+    defect: (method) => void armed.add(method),
+    failNextWrite: () => void (failWrite = true),
     requests: () => ({ ...sim.stats().requests }),
     async restart() {
       await supervisor.stop();
       supervisor = await make();
     },
     async close() {
+      // A request a `hold` parked goes on now (its effect is long gone); nothing waits for it.
+      sim.releaseHeld();
       await supervisor.stop();
       await sim.close();
       await removeScratch(root);

@@ -13,10 +13,18 @@ import { recordIntent } from '../../persistence/intent-journal.js';
 import { digestPayload } from '../../persistence/payload-digest.js';
 import { openCampaignStore } from '../../persistence/campaign-store.js';
 import { RIVAL_CONTROLLER_ID } from '../../simulator/index.js';
-import { CAMPAIGN, START_MS, type DrivenWorld } from './driven-world.js';
+import { CAMPAIGN, START_MS, type DefectMethod, type DrivenWorld } from './driven-world.js';
 
 type Planned = Record<string, any>;
-export type Outcome = { ok: true; journaled?: { requestId: string; kind: string } } | { ok: false; reason: string };
+export type Outcome =
+  | {
+      ok: true;
+      /** The command restarted the process (the campaign actor was rebuilt from its document). */
+      restarted?: boolean;
+      /** An intent the restart found journaled and unresolved. */
+      journaled?: { requestId: string; kind: string; outcomeRecorded?: boolean };
+    }
+  | { ok: false; reason: string };
 const OK: Outcome = { ok: true };
 const no = (reason: string): Outcome => ({ ok: false, reason });
 
@@ -24,6 +32,8 @@ const no = (reason: string): Outcome => ({ ok: false, reason });
 const MODEL = {
   now: Date.parse('2030-01-01T00:00:10.000Z'),
   expires: Date.parse('2030-01-01T00:10:00.000Z'),
+  /** When the model's lease readbacks were read (graph-events.ts READ_AT). */
+  readAt: Date.parse('2030-01-01T00:00:05.000Z'),
 };
 
 /** The live lease's expiry (ms), from the view; null when none is held. */
@@ -39,9 +49,14 @@ async function liveExpiry(world: DrivenWorld): Promise<number | null> {
 async function clockTo(world: DrivenWorld, plannedIso: string): Promise<void> {
   const planned = Date.parse(plannedIso);
   if (planned === MODEL.now) return;
-  const expiry = await liveExpiry(world);
-  const target = expiry !== null ? expiry - (MODEL.expires - planned) : START_MS + (planned - MODEL.now);
+  const target = await liveInstant(world, planned);
   if (target > world.now()) world.setClock(target);
+}
+
+/** Where a model instant stands on the live clock (see clockTo). */
+async function liveInstant(world: DrivenWorld, planned: number): Promise<number> {
+  const expiry = await liveExpiry(world);
+  return expiry !== null ? expiry - (MODEL.expires - planned) : START_MS + (planned - MODEL.now);
 }
 
 async function contextOf(world: DrivenWorld): Promise<string> {
@@ -70,7 +85,13 @@ async function epochFor(world: DrivenWorld, planned: number): Promise<number> {
 async function crashWithOpenIntent(world: DrivenWorld, kind: string): Promise<Outcome> {
   if (kind !== 'submit') return no(`an open ${kind} intent at restart is not scripted`);
   const view = await world.view();
+  // An intent still unresolved (in doubt since an earlier restart) is what this restart finds again.
+  const open = (await world.document()).intents.find((i) => i.outcome === null || i.outcome.status === 'ambiguous');
   await world.supervisor.stop();
+  if (open) {
+    await world.restart();
+    return { ok: true, restarted: true, journaled: { requestId: open.requestId, kind: open.action, outcomeRecorded: open.outcome !== null } };
+  }
   const store = await openCampaignStore({ root: world.root });
   const requestId = `crash-${world.now()}`;
   const written = await store.transact(CAMPAIGN, (doc) => {
@@ -80,7 +101,28 @@ async function crashWithOpenIntent(world: DrivenWorld, kind: string): Promise<Ou
   });
   if (!written.ok) return no(`the journal could not be written: ${written.code}`);
   await world.restart();
-  return { ok: true, journaled: { requestId, kind: 'submit' } };
+  return { ok: true, restarted: true, journaled: { requestId, kind: 'submit' } };
+}
+
+/**
+ * The environment changes under a running campaign: the process restarts while the remote's
+ * card cannot be fetched (the restored actor holds no capabilities), then discovery's retry
+ * finds it and the supervisor broadcasts ENVIRONMENT. The plan's ENVIRONMENT may name another
+ * change (capabilities lost rather than found): the arrow it takes is the same one.
+ */
+async function environmentChanges(world: DrivenWorld): Promise<Outcome> {
+  world.sim.injectFaults({ kind: 'http-5xx', methods: ['agentCard'], count: 10 });
+  const told = new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => resolve(false), 5000);
+    world.whenReceived('ENVIRONMENT', () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+  await world.restart();
+  world.sim.clearFaults();
+  if (!(await told)) return no('discovery did not answer again within 5 s');
+  return { ok: true, restarted: true };
 }
 
 /** Performs one planned event from outside the chart. */
@@ -118,6 +160,8 @@ export async function perform(world: DrivenWorld, e: Planned): Promise<Outcome> 
     }
     case 'INTENT_IN_DOUBT':
       return crashWithOpenIntent(world, e.kind);
+    case 'ENVIRONMENT':
+      return environmentChanges(world);
     default:
       return no(`no driver performs ${e.type}`);
   }
@@ -146,8 +190,14 @@ export async function arrange(world: DrivenWorld, e: Planned): Promise<Outcome> 
       return no('this lease readback is not scripted');
     case 'xstate.done.actor.journalIntent':
       if (o.refusedCode) return no('a journal refusal (decision consumed) needs an Argus decision');
-      // The journal's clock after the write, relative to the lease: the send-margin rule reads it.
-      await clockTo(world, o.journaledAt);
+      // The journal's clock after the write, against the readback's: the freshness rule reads both.
+      if (Date.parse(o.journaledAt) !== MODEL.now) {
+        const late = Date.parse(o.journaledAt) - MODEL.readAt;
+        world.whenReceived('xstate.done.actor.readLease', (ev) => {
+          const readAt = (ev as { output?: { readback?: { readAt?: string } } }).output?.readback?.readAt;
+          if (readAt) world.setClock(Math.max(world.now(), Date.parse(readAt) + late));
+        });
+      }
       return OK;
     case 'xstate.done.actor.relayMutation':
       if (o.outcome === 'applied') return OK;
@@ -161,7 +211,8 @@ export async function arrange(world: DrivenWorld, e: Planned): Promise<Outcome> 
         });
         return OK;
       }
-      if (o.outcome === 'rejected') return fault(world, 'http-5xx', CONTROL_METHODS.leaseRelease), OK;
+      // A definite refusal: the remote answered a JSON-RPC error and applied nothing.
+      if (o.outcome === 'rejected') return world.sim.injectFaults({ kind: 'rpc-error', methods: [CONTROL_METHODS.leaseRelease], count: 1 }), OK;
       return no('this relay answer is not scripted');
     case 'xstate.done.actor.renewLease':
       if (o.lease?.holder === 'argus-openoperator') return OK;
@@ -171,14 +222,40 @@ export async function arrange(world: DrivenWorld, e: Planned): Promise<Outcome> 
       if (o.status === 'unavailable') return fault(world, 'http-5xx', CONTROL_METHODS.requestGet), OK;
       return OK;
     case 'READ_DONE':
-      if (!o.ok) return world.sim.injectFaults({ kind: 'http-5xx', methods: ['GetTask'], count: 3 }), OK;
+      if (!o.ok) {
+        // A read sent a while after its tick (queued behind others): the clock moves as the tick arrives.
+        if (Date.parse(o.requestedAt) !== MODEL.now) {
+          const sentAt = await liveInstant(world, Date.parse(o.requestedAt));
+          world.whenReceived('TICK', () => world.setClock(Math.max(world.now(), sentAt)));
+        }
+        return world.sim.injectFaults({ kind: 'http-5xx', methods: ['GetTask'], count: 3 }), OK;
+      }
       if (o.observation?.view?.state === 'input-required') return world.sim.moveTask(world.taskId!, 'input-required') ? OK : no('the task cannot block');
       if (o.observation?.view?.state === 'completed') return world.sim.moveTask(world.taskId!, 'completed') ? OK : no('the task cannot complete');
       // Working again after a question: the remote's answer came from elsewhere (the question is withdrawn).
       if (o.observation?.view?.state === 'working' && world.sim.task(world.taskId!)?.state !== 'working') return world.sim.moveTask(world.taskId!, 'working') ? OK : no('the task cannot work');
       if (o.readback?.holder === 'rival-controller') return takeover(world).then(() => OK);
       return OK;
-    default:
+    case 'xstate.error.actor.journalIntent':
+      // The disk fills between the readback and the journal's write.
+      world.whenReceived('xstate.done.actor.readLease', () => world.failNextWrite());
+      return OK;
+    case 'READ_CRASHED':
+      return world.defect('getTask'), OK;
+    default: {
+      const effect = /^xstate\.error\.actor\.(.+)$/.exec(e.type)?.[1];
+      const method = effect ? DEFECTS[effect] : undefined;
+      if (method) return world.defect(method), OK;
       return no(`no driver arranges ${e.type}`);
+    }
   }
 }
+
+/** The client method whose defect makes each effect throw (the first remote call it makes). */
+const DEFECTS: Record<string, DefectMethod> = {
+  claimLease: 'leaseClaim',
+  renewLease: 'leaseRenew',
+  readLease: 'leaseGet',
+  relayMutation: 'leaseRelease',
+  readBackIntent: 'requestGet',
+};
