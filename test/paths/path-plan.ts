@@ -43,7 +43,10 @@ export interface PlannedStep {
 }
 
 export interface PlannedPath {
-  /** The declared transition this path is the shortest to (its last step takes it). */
+  /**
+   * What this path is the shortest to: a declared transition's id (its last step takes it), or
+   * `guard <outcomes>` (its last step evaluates them, and no transition path does).
+   */
   target: string;
   root: RootName;
   steps: PlannedStep[];
@@ -145,39 +148,81 @@ function pathsFrom(root: Snap, arrows: Map<string, Map<string, Step>>, inOrder: 
 const isAnswer = (e: CampaignEvent): boolean => /^xstate\.(done|error)\.actor\./.test(e.type) || e.type === 'READ_DONE' || e.type === 'READ_CRASHED';
 const busy = (s: Snap): boolean => s.hasTag('effect-in-flight') || s.matches({ active: { heartbeat: 'reading' } } as never);
 
-/** One shortest path per declared transition, deterministic: fewest steps, then root order, then traversal order. */
+/**
+ * One shortest path per declared transition, and one per guard outcome not already on one;
+ * deterministic: fewest steps, then root order, then traversal order.
+ */
 export function buildPlan(): Plan {
   const { declared, steps, guardOutcomes } = traversal();
   const arrows = arrowsByState(steps);
   // Paths whose effects answer in the order they were started come first: the running system
   // drives those with one command each. Others (a TICK while a claim is in flight) only where
   // no such path takes the transition.
-  const best = new Map<string, { root: { name: RootName; snap: Snap }; path: Step[]; last: Step; length: number }>();
-  for (const inOrder of [true, false]) {
-    const found = new Map<string, { root: { name: RootName; snap: Snap }; path: Step[]; last: Step; length: number }>();
-    for (const [name, snap] of rootSnapshots()) collect({ name, snap, paths: pathsFrom(snap, arrows, inOrder) }, inOrder, found);
-    for (const [id, chosen] of found) if (!best.has(id)) best.set(id, chosen);
-  }
-  function collect(root: { name: RootName; snap: Snap; paths: Map<string, Step[]> }, inOrder: boolean, best: Map<string, { root: { name: RootName; snap: Snap }; path: Step[]; last: Step; length: number }>): void {
-    for (const [stateKey, path] of root.paths) {
+  type Chosen = { root: RootName; path: Step[]; last: Step; length: number };
+  // Every root's shortest paths, in order first (see pathsFrom), then any order.
+  const walks = [true, false].map((inOrder) => ({ inOrder, roots: rootSnapshots().map(([name, snap]) => ({ name, snap, paths: pathsFrom(snap, arrows, inOrder) })) }));
+  /** The arrows out of each reached state, with the path there, shortest first (ties: root order). */
+  function* candidates(inOrder: boolean): Generator<{ root: RootName; path: Step[]; last: Step }> {
+    const walk = walks.find((w) => w.inOrder === inOrder)!;
+    const all = walk.roots.flatMap((root) => [...root.paths].map(([stateKey, path]) => ({ root, stateKey, path })));
+    all.sort((a, b) => a.path.length - b.path.length);
+    for (const { root, stateKey, path } of all) {
       const end = path.length ? path[path.length - 1]!.nextState : root.snap;
       for (const last of arrows.get(stateKey)?.values() ?? []) {
         if (inOrder && busy(end) && !isAnswer(last.event)) continue;
-        for (const t of last.taken) {
-          const length = path.length + 1;
-          const known = best.get(t.id);
-          if (!known || length < known.length) best.set(t.id, { root, path, last, length });
-        }
+        yield { root: root.name, path, last };
       }
     }
   }
+  // Paths whose effects answer in the order they were started come first: the running system
+  // drives those with one command each. Others (a TICK while a claim is in flight) only where
+  // no such path takes the transition.
+  const best = new Map<string, Chosen>();
+  for (const inOrder of [true, false]) {
+    const found = new Map<string, Chosen>();
+    for (const { root, path, last } of candidates(inOrder)) {
+      for (const t of last.taken) if (!found.has(t.id)) found.set(t.id, { root, path, last, length: path.length + 1 });
+    }
+    for (const [id, chosen] of found) if (!best.has(id)) best.set(id, chosen);
+  }
+  const toPlanned = (target: string, chosen: { root: RootName; path: Step[]; last: Step }): PlannedPath => ({
+    target,
+    root: chosen.root,
+    steps: [...chosen.path, chosen.last].map((step) => plannedStep(step.state, step.event, step)),
+  });
   const paths: PlannedPath[] = [];
   for (const t of declared as DeclaredTransition[]) {
     const chosen = best.get(t.id);
-    if (!chosen) continue;
-    const planned: PlannedStep[] = [];
-    for (const step of [...chosen.path, chosen.last]) planned.push(plannedStep(step.state, step.event, step));
-    paths.push({ target: t.id, root: chosen.root.name, steps: planned });
+    if (chosen) paths.push(toPlanned(t.id, chosen));
+  }
+  // Then one path per guard outcome no transition path evaluates: the shortest whose last step does.
+  const onPaths = new Set(paths.flatMap((p) => p.steps.flatMap((s) => s.guards)));
+  const missing = new Set([...guardOutcomes].filter((o) => !onPaths.has(o)));
+  for (const inOrder of [true, false]) {
+    for (const candidate of candidates(inOrder)) {
+      if (missing.size === 0) break;
+      const [, outcomes] = recorder.capture(() => pureStep(candidate.last.state, candidate.last.event));
+      const fresh = [...outcomes].filter((o) => missing.has(o)).sort();
+      if (!fresh.length) continue;
+      for (const o of outcomes) missing.delete(o);
+      paths.push(toPlanned(`guard ${fresh.join(', ')}`, candidate));
+    }
+  }
+  // And the heartbeat from every root: which campaigns a beat ticks (with a task or without,
+  // with Argus or not, after a restore) is the scheduler's rule, outside the chart.
+  for (const { roots } of walks.slice(0, 1)) {
+    for (const root of roots.filter((r) => r.name !== 'start')) {
+      const ticked = new Set(paths.filter((p) => p.root === root.name).flatMap((p) => p.steps.flatMap((s) => s.taken)));
+      for (const t of (declared as DeclaredTransition[]).filter((d) => d.event === 'TICK' && !ticked.has(d.id))) {
+        for (const inOrder of [true, false]) {
+          const found = [...candidates(inOrder)].find((c) => c.root === root.name && c.last.taken.some((x) => x.id === t.id));
+          if (!found) continue;
+          paths.push(toPlanned(`tick from ${root.name}: ${t.id}`, found));
+          for (const s of paths[paths.length - 1]!.steps) for (const id of s.taken) ticked.add(id);
+          break;
+        }
+      }
+    }
   }
   return { declared: declared.map((d) => d.id), declaredOutcomes: declaredOutcomes(machine), pureOutcomes: [...guardOutcomes].sort(), paths };
 }

@@ -19,11 +19,12 @@ import { isDeepStrictEqual } from 'node:util';
 import { CONTROL_METHODS } from '../../adapters/a2a/control-contract.js';
 import type { AnyEventObject } from 'xstate';
 import type { HostEnvironment } from '../../machines/campaign.types.js';
+import { explainRefusal } from '../../machines/campaign.rules.js';
 import type { CampaignEmitted } from '../../machines/campaign.emitted.js';
 import type { PlannedPath, PlannedStep } from './path-plan.js';
 import { drivenWorld, type DrivenWorld, type Received } from './driven-world.js';
 import { EFFECT_METHODS, expectedDrafts, modelAllowed, modelStep, persistedOf, restoreModel } from './path-model.js';
-import { arrange, isEffectAnswer, perform, type Outcome } from './stimuli.js';
+import { arrange, effectOf, isEffectAnswer, perform, type Outcome } from './stimuli.js';
 import type { Snap } from '../machines/campaign-traversal.js';
 
 export type PathResult =
@@ -69,6 +70,8 @@ export async function runPath(path: PlannedPath): Promise<PathResult> {
     // with every event emitted up to it (those emitted since wait for the next save).
     let saved = model;
     let unsaved: CampaignEmitted[] = [];
+    /** Effects whose first request a group held and no answer has released yet. */
+    const heldBefore = new Set<string>();
     for (const group of groups(path.steps)) {
       for (const answer of group.slice(1)) {
         const arranged = await arrange(world, answer.event);
@@ -77,14 +80,24 @@ export async function runPath(path: PlannedPath): Promise<PathResult> {
       // An effect the plan starts but does not let answer within the group is held at the remote.
       const held = heldMethods(group);
       if (held.length) world.sim.injectFaults(held.map((m) => ({ kind: 'hold' as const, methods: [m], count: 1 })));
+      // An answer this group plans to an effect an earlier group held: let it go once the command is in.
+      const releasing = world.sim.holding > 0 && group.slice(1).some((a) => heldBefore.has(effectOf(a.event) ?? ''));
       const before = world.requests();
       const performing = perform(world, group[0]!.event);
+      if (releasing) {
+        await world.quiet(50);
+        world.sim.releaseHeld();
+        heldBefore.clear();
+      }
+      const holdingBefore = world.sim.holding;
       // With an effect held, the command may wait for it: the group is over once it is parked and the rest has settled.
-      const performed = held.length ? await Promise.race([performing, parked(world, held.length).then(() => idle(world, performing))]) : await performing;
+      const performed = held.length ? await Promise.race([performing, parked(world, holdingBefore + held.length).then(() => idle(world, performing))]) : await performing;
       if (!performed.ok) throw new Undriven(performed.reason);
-      await settle(world, held.length > 0);
+      for (const [, answer, method] of EFFECT_STATES) if (held.includes(method)) heldBefore.add(answer);
+      await settle(world, world.sim.holding > 0);
       const received = world.drain().filter((r) => !LIFECYCLE.has(r.event.type));
-      if (process.env.PATHS_DEBUG) console.log(JSON.stringify(received.map((r) => [r.event, r.taken]), null, 0).slice(0, 3000), new Date(world.now()).toISOString());
+      // PATHS_DEBUG=1: what the actor received in each group.
+      if (process.env.PATHS_DEBUG === "1") console.log(JSON.stringify(received.map((r) => [r.event.type, r.taken])));
       const restarted = performed.restarted === true;
       let due: CampaignEmitted[] = [];
       const invoked: string[] = [];
@@ -109,7 +122,13 @@ export async function runPath(path: PlannedPath): Promise<PathResult> {
         if (!model.hasTag('effect-in-flight')) [saved, due, unsaved] = [model, [...due, ...unsaved], []];
       }
       // The plan, reproduced: its steps in order among what arrived, each taking what was planned.
-      matchPlan(group, received);
+      matchPlan(group, received, performed.refused ?? null);
+      // A command the API refused was refused by the chart (explainRefusal asks the live snapshot):
+      // the guards it evaluated count as driven when the model refuses it with the same code.
+      if (performed.refused && !received.length) {
+        const event = asSent(group[0]!.event, model, world.now());
+        if (explainRefusal(model, event as never) === performed.refused) for (const g of modelStep(model, event).guards) guards.add(g);
+      }
       const after = await world.document();
       const persisted = after.machine.snapshot as { value: unknown; context: unknown; status: unknown };
       const expected = persistedOf(saved) as typeof persisted;
@@ -179,6 +198,18 @@ async function settle(world: DrivenWorld, holding = false): Promise<void> {
   throw new Disagreement('the campaign did not settle within a second');
 }
 
+/** The planned operator event as the API built it: this clock, the live lease's epoch, the live question. */
+function asSent(planned: Record<string, unknown>, model: Snap, now: number): AnyEventObject {
+  const event = { ...planned } as Record<string, any>;
+  if ('now' in event) event.now = new Date(now).toISOString();
+  if (event.type === 'MUTATE') event.epoch = (model.context.lease?.epoch ?? 0) + (Number(event.epoch) - 7);
+  if (event.type === 'OPERATOR_ANSWER' && event.questionKey !== 'not-the-question') event.questionKey = model.context.pendingQuestion?.key ?? '';
+  return event as AnyEventObject;
+}
+
+/** Operator commands: the API answers them, and may refuse them before the actor hears of them. */
+const OPERATOR = new Set(['OBSERVE', 'OPERATOR_CLAIM', 'MUTATE', 'OPERATOR_ANSWER', 'PAUSE', 'RESUME', 'CLOSE', 'RESOLVE_INTENT', 'BIND_MISSION']);
+
 /** `inner`'s items appear in `outer` in the same order (others may come between). */
 const inOrder = (inner: readonly string[], outer: readonly string[]): boolean => {
   let at = 0;
@@ -191,9 +222,15 @@ const inOrder = (inner: readonly string[], outer: readonly string[]): boolean =>
  * live event may take more: a takeover that also changes the task's revision makes the read
  * material too; the model has checked all of it above).
  */
-function matchPlan(group: PlannedStep[], received: Received[]): void {
+function matchPlan(group: PlannedStep[], received: Received[], refused: string | null): void {
   let at = 0;
   for (const planned of group) {
+    if (planned === group[0] && OPERATOR.has(String(planned.event.type)) && !received.some((r) => r.event.type === planned.event.type)) {
+      // Not delivered: right only if the API refused it, and only if the chart takes nothing on it.
+      if (refused === null) throw new Disagreement(`the API accepted ${String(planned.event.type)} but the campaign actor never received it`);
+      if (planned.taken.length) throw new Disagreement(`the API refused ${String(planned.event.type)} (${refused}); the model takes ${JSON.stringify(planned.taken)}`);
+      continue;
+    }
     while (at < received.length && !(received[at]!.event.type === planned.event.type && inOrder(planned.taken, received[at]!.taken))) at++;
     if (at === received.length) {
       const live = received.filter((r) => r.event.type === planned.event.type).map((r) => r.taken);

@@ -23,6 +23,8 @@ export type Outcome =
       restarted?: boolean;
       /** An intent the restart found journaled and unresolved. */
       journaled?: { requestId: string; kind: string; outcomeRecorded?: boolean };
+      /** The API refused the operator's command (its stable code): the actor need not hear of it. */
+      refused?: string;
     }
   | { ok: false; reason: string };
 const OK: Outcome = { ok: true };
@@ -66,13 +68,27 @@ async function contextOf(world: DrivenWorld): Promise<string> {
   return ctx;
 }
 
+/** The task the campaign is bound to now (a submit binds a new one). */
+async function boundTask(world: DrivenWorld): Promise<string | null> {
+  return (await world.view()).remote?.task_id ?? world.taskId;
+}
+
+/** Moves the bound task to the first phase of its scenario in `state`. */
+async function moveTo(world: DrivenWorld, state: 'working' | 'input-required' | 'completed'): Promise<Outcome> {
+  const task = await boundTask(world);
+  if (task === null) return no('no task is bound to move');
+  if (world.sim.task(task)?.state === state) return OK;
+  return world.sim.moveTask(task, state) ? OK : no(`the bound task's scenario has no ${state} phase`);
+}
+
 const takeover = async (world: DrivenWorld) => void world.sim.takeover(await contextOf(world), RIVAL_CONTROLLER_ID);
 
 /** An operator command the API must accept (its answer is the model's business, not the driver's). */
 async function command(world: DrivenWorld, body: Record<string, unknown>): Promise<Outcome> {
   const answer = await world.command(body as never);
-  if (answer.ok === false && /^(invalid_request|campaign_not_found)$/.test(answer.error?.code ?? '')) return no(`the API refused the command: ${answer.error!.code}`);
-  return OK;
+  // The request's own shape is the API's to check, before any rule: such a command never reaches the chart.
+  if (answer.ok === false && /^(invalid_request|campaign_not_found)$/.test(answer.error?.code ?? '')) return no(`the API's schema refuses it before the chart: ${answer.error!.code}`);
+  return answer.ok === false ? { ok: true, refused: answer.error?.code ?? 'unknown' } : OK;
 }
 
 /** The lease epoch the planned MUTATE names, as the live one (the model's lease is epoch 7). */
@@ -167,8 +183,10 @@ export async function perform(world: DrivenWorld, e: Planned): Promise<Outcome> 
   }
 }
 
-const effectOf = (type: string): string | null => /^xstate\.(?:done|error)\.actor\.(.+)$/.exec(type)?.[1] ?? (type === 'READ_DONE' || type === 'READ_CRASHED' ? 'statusReader' : null);
-export const isEffectAnswer = (e: Planned): boolean => effectOf(e.type) !== null;
+/** The effect a planned answer comes from (`statusReader` for the reads). */
+export const effectOf = (e: Planned): string | null => effectOfType(String(e.type));
+const effectOfType = (type: string): string | null => /^xstate\.(?:done|error)\.actor\.(.+)$/.exec(type)?.[1] ?? (type === 'READ_DONE' || type === 'READ_CRASHED' ? 'statusReader' : null);
+export const isEffectAnswer = (e: Planned): boolean => effectOf(e) !== null;
 
 const fault = (world: DrivenWorld, kind: 'http-5xx' | 'lost-response', method: string) => world.sim.injectFaults({ kind, methods: [method], count: 1 });
 
@@ -230,10 +248,13 @@ export async function arrange(world: DrivenWorld, e: Planned): Promise<Outcome> 
         }
         return world.sim.injectFaults({ kind: 'http-5xx', methods: ['GetTask'], count: 3 }), OK;
       }
-      if (o.observation?.view?.state === 'input-required') return world.sim.moveTask(world.taskId!, 'input-required') ? OK : no('the task cannot block');
-      if (o.observation?.view?.state === 'completed') return world.sim.moveTask(world.taskId!, 'completed') ? OK : no('the task cannot complete');
+      if (o.observation?.view?.state === 'input-required') return moveTo(world, 'input-required');
+      if (o.observation?.view?.state === 'completed') return moveTo(world, 'completed');
       // Working again after a question: the remote's answer came from elsewhere (the question is withdrawn).
-      if (o.observation?.view?.state === 'working' && world.sim.task(world.taskId!)?.state !== 'working') return world.sim.moveTask(world.taskId!, 'working') ? OK : no('the task cannot work');
+      if (o.observation?.view?.state === 'working') {
+        const task = await boundTask(world);
+        if (task && world.sim.task(task)?.state !== 'working') return moveTo(world, 'working');
+      }
       if (o.readback?.holder === 'rival-controller') return takeover(world).then(() => OK);
       return OK;
     case 'xstate.error.actor.journalIntent':
