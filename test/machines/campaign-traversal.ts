@@ -168,7 +168,7 @@ const emittedEventsOf = (actions: readonly { type: string }[]): EventObject[] =>
 
 export type Edge = { state: Snap; event: CampaignEvent; nextState: Snap };
 /** An arrow as taken: where it led, and what it took, emitted and raised on the way. */
-type Arrow = { event: CampaignEvent; state: Snap; taken: DeclaredTransition[]; emitted: EventObject[]; raises: EventObject[] };
+type Arrow = { event: CampaignEvent; state: Snap; taken: DeclaredTransition[]; emitted: EventObject[]; raises: EventObject[]; guards: string };
 type Entry = { state: Snap; transitions: Map<string, Arrow> };
 type Adjacency = Map<string, Entry>;
 type ByDefinition = ReturnType<typeof declaredTransitions>['byDefinition'];
@@ -184,10 +184,11 @@ type Arrows = WeakMap<Snap, Map<string, Arrow>>;
 function noting(byDefinition: ByDefinition, arrows: Arrows): ActorLogic<Snap, CampaignEvent> {
   return {
     transition: (state, event) => {
-      const [next, actions] = pureStep(state, event);
+      const [[next, actions], outcomes] = recorder.capture(() => pureStep(state, event));
       let out = arrows.get(state);
       if (!out) arrows.set(state, (out = new Map()));
-      out.set(serializeEvent(event), { event, state: next, taken: namedTransitions(byDefinition, microTransitions), emitted: emittedEventsOf(actions), raises: raisedBy(actions) });
+      const guards = [...outcomes].sort().join(' ');
+      out.set(serializeEvent(event), { event, state: next, taken: namedTransitions(byDefinition, microTransitions), emitted: emittedEventsOf(actions), raises: raisedBy(actions), guards });
       return next;
     },
     getInitialSnapshot: () => {
@@ -219,6 +220,8 @@ export interface Step extends Edge {
   raises: EventObject[];
   /** Which alphabet offered it. */
   alphabet: 'authority' | 'decisions';
+  /** The guard outcomes the step evaluated (`guard:true|false`, sorted, space-separated). */
+  guards: string;
 }
 
 /** The event types a step emitted (recorded as it was taken). */
@@ -261,7 +264,7 @@ function traverse() {
     for (const [key, { state, transitions }] of adj) {
       reachedStates.set(key, state);
       reachedBy[name].set(key, state);
-      for (const [key, t] of transitions) steps.push({ state, event: t.event, nextState: t.state, key, taken: t.taken, emitted: t.emitted, raises: t.raises, alphabet: name });
+      for (const [key, t] of transitions) steps.push({ state, event: t.event, nextState: t.state, key, taken: t.taken, emitted: t.emitted, raises: t.raises, guards: t.guards, alphabet: name });
       edges += transitions.size;
     }
     sizes[name] = { states: adj.size, edges, ms: Math.round(performance.now() - t0) };

@@ -20,7 +20,7 @@ import { UNBOUND } from '../machines/graph-events.js';
 import { decisionInput, decisionRoots } from '../machines/graph-decisions.js';
 import { restore } from '../machines/graph-events.js';
 import type { DeclaredTransition } from '../machines/statechart-coverage.js';
-import { declaredOutcomes } from '../machines/guard-outcomes.js';
+import { declaredOutcomes, type GuardOutcomeId } from '../machines/guard-outcomes.js';
 
 /** The committed plan (regenerated with ARGUS_WRITE_PLAN=1 by the graph test, which checks it fresh). */
 export const PLAN_FILE = fileURLToPath(new URL('./plan.json', import.meta.url));
@@ -162,10 +162,15 @@ export function buildPlan(): Plan {
   // Every root's shortest paths, in order first (see pathsFrom), then any order.
   const walks = [true, false].map((inOrder) => ({ inOrder, roots: rootSnapshots().map(([name, snap]) => ({ name, snap, paths: pathsFrom(snap, arrows, inOrder) })) }));
   /** The arrows out of each reached state, with the path there, shortest first (ties: root order). */
+  const sorted = new Map<boolean, { root: (typeof walks)[number]['roots'][number]; stateKey: string; path: Step[] }[]>();
   function* candidates(inOrder: boolean): Generator<{ root: RootName; path: Step[]; last: Step }> {
-    const walk = walks.find((w) => w.inOrder === inOrder)!;
-    const all = walk.roots.flatMap((root) => [...root.paths].map(([stateKey, path]) => ({ root, stateKey, path })));
-    all.sort((a, b) => a.path.length - b.path.length);
+    let all = sorted.get(inOrder);
+    if (!all) {
+      const walk = walks.find((w) => w.inOrder === inOrder)!;
+      all = walk.roots.flatMap((root) => [...root.paths].map(([stateKey, path]) => ({ root, stateKey, path })));
+      all.sort((a, b) => a.path.length - b.path.length);
+      sorted.set(inOrder, all);
+    }
     for (const { root, stateKey, path } of all) {
       const end = path.length ? path[path.length - 1]!.nextState : root.snap;
       for (const last of arrows.get(stateKey)?.values() ?? []) {
@@ -201,8 +206,8 @@ export function buildPlan(): Plan {
   for (const inOrder of [true, false]) {
     for (const candidate of candidates(inOrder)) {
       if (missing.size === 0) break;
-      const [, outcomes] = recorder.capture(() => pureStep(candidate.last.state, candidate.last.event));
-      const fresh = [...outcomes].filter((o) => missing.has(o)).sort();
+      const outcomes = (candidate.last.guards ? candidate.last.guards.split(' ') : []) as GuardOutcomeId[];
+      const fresh = outcomes.filter((o) => missing.has(o));
       if (!fresh.length) continue;
       for (const o of outcomes) missing.delete(o);
       paths.push(toPlanned(`guard ${fresh.join(', ')}`, candidate));
@@ -213,14 +218,20 @@ export function buildPlan(): Plan {
   for (const { roots } of walks.slice(0, 1)) {
     for (const root of roots.filter((r) => r.name !== 'start')) {
       const ticked = new Set(paths.filter((p) => p.root === root.name).flatMap((p) => p.steps.flatMap((s) => s.taken)));
-      for (const t of (declared as DeclaredTransition[]).filter((d) => d.event === 'TICK' && !ticked.has(d.id))) {
-        for (const inOrder of [true, false]) {
-          const found = [...candidates(inOrder)].find((c) => c.root === root.name && c.last.taken.some((x) => x.id === t.id));
-          if (!found) continue;
-          paths.push(toPlanned(`tick from ${root.name}: ${t.id}`, found));
-          for (const s of paths[paths.length - 1]!.steps) for (const id of s.taken) ticked.add(id);
-          break;
+      // The first (shortest) candidate from this root for each TICK arrow it has no path through yet.
+      const wanted = (declared as DeclaredTransition[]).filter((d) => d.event === 'TICK' && !ticked.has(d.id)).map((d) => d.id);
+      const first = new Map<string, { root: RootName; path: Step[]; last: Step }>();
+      for (const inOrder of [true, false]) {
+        for (const c of candidates(inOrder)) {
+          if (c.root !== root.name) continue;
+          for (const x of c.last.taken) if (wanted.includes(x.id) && !first.has(x.id)) first.set(x.id, c);
         }
+      }
+      for (const id of wanted) {
+        const found = first.get(id);
+        if (!found || ticked.has(id)) continue;
+        paths.push(toPlanned(`tick from ${root.name}: ${id}`, found));
+        for (const s of paths[paths.length - 1]!.steps) for (const taken of s.taken) ticked.add(taken);
       }
     }
   }
