@@ -44,9 +44,38 @@ interface ArmedFault {
   remaining: number;
 }
 
+/** A hold on some methods: their requests wait here until it is released. */
+interface Hold {
+  methods: readonly string[];
+  waiting: (() => void)[];
+}
+
 export class FaultInjector {
   private armed: ArmedFault[] = [];
   private readonly timers = new Set<NodeJS.Timeout>();
+  private holds: Hold[] = [];
+
+  /** Holds requests of `methods` until `release()` (see RunningSimulator.hold). */
+  hold(methods: readonly string[]): { release(): number } {
+    const hold: Hold = { methods, waiting: [] };
+    this.holds.push(hold);
+    return {
+      release: () => {
+        this.holds = this.holds.filter((h) => h !== hold);
+        const waiting = hold.waiting.splice(0);
+        for (const serve of waiting) serve();
+        return waiting.length;
+      },
+    };
+  }
+
+  /** Parks `serve` when a hold covers `method` (true), else leaves it to the caller (false). */
+  parked(method: string, serve: () => void): boolean {
+    const hold = this.holds.find((h) => h.methods.includes(method));
+    if (!hold) return false;
+    hold.waiting.push(serve);
+    return true;
+  }
 
   inject(specs: FaultSpec | FaultSpec[]): void {
     for (const spec of Array.isArray(specs) ? specs : [specs]) {
@@ -88,6 +117,7 @@ export class FaultInjector {
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
     this.armed = [];
+    this.holds = [];
   }
 }
 

@@ -17,6 +17,7 @@ import { captureLogs } from '../fixtures/log-capture.js';
 import { removeScratch } from '../fixtures/scratch.js';
 import { declaredTransitions, type DeclaredTransition } from '../machines/statechart-coverage.js';
 import type { CampaignCommand } from '../../services/library/library-types.js';
+import { argusEnv, DrivenArgus, prepareArgusRoot, type ArgusWorldOptions } from './driven-argus.js';
 
 /** The model's first instant (graph-events.ts NOW): the world's clock starts there. */
 export const START_MS = Date.parse('2030-01-01T00:00:10.000Z');
@@ -33,11 +34,15 @@ export interface DrivenWorld {
   readonly supervisor: Supervisor;
   readonly root: string;
   readonly taskId: string | null;
+  /** The SIMULATED Argus and Foreman and their levers (driven-argus.ts); null without them. */
+  readonly argus: DrivenArgus | null;
   /** The shared clock (epoch ms): the supervisor's `now` and the simulator's time. */
   now(): number;
   setClock(ms: number): void;
   /** Events the campaign actor received since the last `drain`. */
   drain(): Received[];
+  /** The same, left in place (a new array after each `drain`). */
+  peek(): readonly Received[];
   command(command: CampaignCommand): Promise<{ ok: boolean; value?: any; error?: { code: string; message: string } }>;
   view(): Promise<any>;
   document(): Promise<CampaignDocument>;
@@ -51,6 +56,8 @@ export interface DrivenWorld {
 export interface WorldOptions {
   /** Create the campaign on a task (the simulator's `blocker` scenario, held still) or with none. */
   bound: boolean;
+  /** With the SIMULATED Argus and Foreman (roots `argus`, `argus-restored`). */
+  argus?: ArgusWorldOptions;
 }
 
 /**
@@ -77,6 +84,7 @@ function recorder(campaignId: string) {
   };
   return {
     inspect,
+    peek: (): readonly Received[] => received,
     drain(): Received[] {
       const out = received;
       received = [];
@@ -93,15 +101,18 @@ export async function drivenWorld(opts: WorldOptions): Promise<DrivenWorld> {
   const root = await mkdtemp(join(tmpdir(), 'argus-paths-'));
   const record = recorder(CAMPAIGN);
   const { logger } = captureLogs();
+  const argus = opts.argus ? new DrivenArgus(root, logger, clock) : null;
   const config = () =>
     loadConfig({
       ARGUS_SUPERVISOR_ENABLED: '1',
       OPENTRAINING_A2A_URL: sim.url,
       ARGUS_SUPERVISOR_STATE_ROOT: root,
       ARGUS_SUPERVISOR_HEARTBEAT_SECONDS: '60',
+      ...(opts.argus ? argusEnv(opts.argus) : {}),
     });
   const make = async () => {
-    const s = await createSupervisor({ config: config(), logger, now: () => new Date(clock), inspect: record.inspect });
+    const c = config();
+    const s = await createSupervisor({ config: c, logger, now: () => new Date(clock), inspect: record.inspect, ...(argus ? { decisions: argus.runtime(c) } : {}) });
     await s.start({ heartbeat: false, initialSweep: false });
     return s;
   };
@@ -113,6 +124,7 @@ export async function drivenWorld(opts: WorldOptions): Promise<DrivenWorld> {
     sim,
     root,
     taskId,
+    argus,
     get supervisor() {
       return supervisor;
     },
@@ -120,8 +132,10 @@ export async function drivenWorld(opts: WorldOptions): Promise<DrivenWorld> {
     setClock(ms) {
       if (ms < clock) throw new Error('the clock only moves forward');
       clock = ms;
+      argus?.setClock(ms);
     },
     drain: () => record.drain(),
+    peek: () => record.peek(),
     command: async (command) => (await supervisor.campaignAction({ campaign_id: CAMPAIGN, ...command } as never)) as never,
     async view() {
       const r = (await supervisor.campaigns({ action: 'get', campaign_id: CAMPAIGN })) as { ok: true; value: { campaign: unknown } };
@@ -138,10 +152,12 @@ export async function drivenWorld(opts: WorldOptions): Promise<DrivenWorld> {
       supervisor = await make();
     },
     async close() {
+      argus?.close();
       await supervisor.stop();
       await sim.close();
       await removeScratch(root);
     },
   } as DrivenWorld;
+  if (opts.argus) await prepareArgusRoot(world, opts.argus);
   return world;
 }

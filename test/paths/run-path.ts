@@ -3,7 +3,7 @@
  * every command (issue 21 item 2). Two kinds of result, kept apart on purpose:
  *
  * - DISAGREE: the running system did something the model says it must not: the persisted
- *   snapshot is not where the model's step leads from the previous one, the outbox did not gain
+ *   snapshot is not the model's at its last save point (save-points.ts), the outbox did not gain
  *   the public events the chart emitted, the view's `allowed_actions` is not the model's `can`
  *   set, a remote method was called that no effect the model started may call, or a command
  *   the model says the actor takes never reached it. A test fails on any of these.
@@ -21,8 +21,10 @@ import type { HostEnvironment } from '../../machines/campaign.types.js';
 import type { CampaignEmitted } from '../../machines/campaign.emitted.js';
 import type { PlannedPath, PlannedStep } from './path-plan.js';
 import { drivenWorld, type DrivenWorld, type Received } from './driven-world.js';
-import { EFFECT_METHODS, expectedDrafts, modelAllowed, modelStep, persistedOf, restoreModel } from './path-model.js';
+import { EFFECT_METHODS, expectedDrafts, modelAllowed, modelStep, restoreModel } from './path-model.js';
 import { arrange, isEffectAnswer, perform } from './stimuli.js';
+import { argusWorldFor } from './stimuli-decisions.js';
+import { SavePoints } from './save-points.js';
 import type { Snap } from '../machines/campaign-traversal.js';
 
 export type PathResult =
@@ -52,10 +54,8 @@ const describe = (e: AnyEventObject) => e.type;
 const LEASE_TTL_SECONDS = 600;
 
 export async function runPath(path: PlannedPath): Promise<PathResult> {
-  if (path.root === 'argus' || path.root === 'argus-restored') {
-    return { status: 'undriven', target: path.target, reason: 'the SIMULATED Argus and Foreman are not wired into the driven world yet', taken: [], guards: [] };
-  }
-  const world = await drivenWorld({ bound: path.root !== 'unbound' });
+  // Roots `argus` and `argus-restored`: with the SIMULATED Argus and Foreman (stimuli-decisions.ts).
+  const world = await drivenWorld({ bound: path.root !== 'unbound', ...argusWorldFor(path) });
   const taken = new Set<string>();
   const guards = new Set<string>();
   try {
@@ -64,6 +64,8 @@ export async function runPath(path: PlannedPath): Promise<PathResult> {
     world.drain();
     let doc = await world.document();
     let model: Snap = restoreModel(doc.machine.snapshot, new Date(world.now()), environment()).snap;
+    // The snapshot the store must hold: the model's at its last save point (save-points.ts).
+    let saves = new SavePoints(doc.machine.snapshot, model);
     for (const group of groups(path.steps)) {
       for (const answer of group.slice(1)) {
         const arranged = await arrange(world, answer.event);
@@ -84,6 +86,7 @@ export async function runPath(path: PlannedPath): Promise<PathResult> {
         emittedAll = [...restored.emitted];
         // The host's rule at start, beyond the chart: a journaled intent with no outcome is in doubt, said once.
         if (performed.journaled) emittedAll.push({ type: 'INTENT_AMBIGUOUS', campaignId: 'path-1', requestId: performed.journaled.requestId, kind: performed.journaled.kind as never });
+        saves = new SavePoints(doc.machine.snapshot, model, emittedAll);
       }
       // Model agreement, event by event, on what really arrived.
       for (const r of received) {
@@ -94,12 +97,13 @@ export async function runPath(path: PlannedPath): Promise<PathResult> {
         emittedAll.push(...step.emitted);
         invoked.push(...step.invoked);
         model = step.next;
+        saves.step(model, step.emitted);
       }
       // The plan, reproduced: its steps in order among what arrived, each taking what was planned.
       matchPlan(group, received);
       const after = await world.document();
       const persisted = after.machine.snapshot as { value: unknown; context: unknown; status: unknown };
-      const expected = persistedOf(model) as typeof persisted;
+      const expected = saves.expected as typeof persisted;
       if (!isDeepStrictEqual(persisted.value, expected.value)) throw new Disagreement(`persisted state ${JSON.stringify(persisted.value)}, the model's ${JSON.stringify(expected.value)}`);
       if (!isDeepStrictEqual(persisted.context, expected.context)) throw new Disagreement(`persisted context differs from the model's: ${firstDifference(persisted.context, expected.context)}`);
       checkOutbox(doc, after, emittedAll, restarted);
@@ -121,17 +125,19 @@ export async function runPath(path: PlannedPath): Promise<PathResult> {
 
 /** Waits until the campaign is quiescent and its writes are on disk. */
 async function settle(world: DrivenWorld): Promise<void> {
-  for (let i = 0; i < 200; i++) {
+  // A decision effect (not tagged: the chart saves in any decision state) can take a turn's budget.
+  const tries = world.argus ? 3_000 : 200;
+  for (let i = 0; i < tries; i++) {
     const host = world.supervisor.system!.host('path-1');
     if (!host) return;
     await host.whenWritten();
-    if (!host.getSnapshot().hasTag('effect-in-flight')) {
+    if (!host.getSnapshot().hasTag('effect-in-flight') && !world.argus?.busy(host)) {
       await host.whenWritten();
       return;
     }
     await new Promise((r) => setTimeout(r, 5));
   }
-  throw new Disagreement('the campaign did not settle within a second');
+  throw new Disagreement(`the campaign did not settle within ${world.argus ? 'fifteen seconds' : 'a second'}`);
 }
 
 function matchPlan(group: PlannedStep[], received: Received[]): void {
