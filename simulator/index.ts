@@ -102,10 +102,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       return task.revision === before ? 0 : 1;
     },
     moveTask: (taskId, state) => world.moveTo(taskId, state),
+    addCheckpoint: (taskId) => world.addCheckpoint(taskId),
+    hold: (methods) => faults.hold(methods),
     takeover: (contextId, controllerId, ttlSeconds) => world.leases.force(contextId, controllerId, ttlSeconds),
     injectFaults: (spec) => faults.inject(spec),
     clearFaults: () => faults.clear(),
-    releaseHeld: () => faults.releaseHeld(),
+    releaseHeld: () => faults.releaseAll(),
     get holding() {
       return faults.holding;
     },

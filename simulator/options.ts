@@ -68,13 +68,21 @@ export interface RunningSimulator {
   advance(taskId?: string): number;
   /** Jumps a task to the first phase of its scenario in `state` without a poll; false when it has none. */
   moveTask(taskId: string, state: SimState): boolean;
+  /** Publishes one more checkpoint artifact on an unfinished task (1.0/0.3 render it); false once it finished. */
+  addCheckpoint(taskId: string): boolean;
+  /**
+   * Holds every A2A request of these methods (counted on arrival, nothing applied yet) until
+   * `release()`, which serves them in arrival order (armed faults still apply) and lifts the
+   * hold: a driver orders answers that would otherwise race.
+   */
+  hold(methods: string[]): { release(): number };
   /** Force-claims a context for another controller, bumping the epoch. */
   takeover(contextId: string, controllerId: string, ttlSeconds?: number): LeaseView;
   injectFaults(spec: FaultSpec | FaultSpec[]): void;
   clearFaults(): void;
-  /** Lets every request a `hold` fault parked go on; returns how many were held. */
+  /** Releases every hold (`hold`); returns how many requests were parked. */
   releaseHeld(): number;
-  /** Requests a `hold` fault parks now. */
+  /** Requests parked by holds now. */
   readonly holding: number;
   /** Moves the simulator's clock forward (lease expiry without sleeping). */
   advanceClock(seconds: number): void;

@@ -74,6 +74,10 @@ export interface ScriptEntry {
   // Fake-only levers for the bridge's own tests:
   /** argus_message answers `{ok:false, error_code}` with this code. */
   errorCode?: string;
+  /** On the `*` entry: argus_project_create answers `{ok:false, error_code}` with this code. */
+  createErrorCode?: string;
+  /** On the `*` entry: every project is gone (Argus lost its state): the tools answer project_not_found. */
+  projectsLost?: boolean;
   /** argus_message (or, on the `*` entry, argus_status) answers a result of the wrong shape. */
   malformed?: boolean;
   /** The text of a chat reply, the mission's title and its journal summary (hostile-text tests). */
@@ -98,6 +102,7 @@ export class FakeArgusStore {
 
   load(sid: string): FakeProject | null {
     if (!/^s-[0-9a-f]{8}$/.test(sid) || !existsSync(this.file(sid))) return null;
+    if (this.script(null).projectsLost) return null;
     return JSON.parse(readFileSync(this.file(sid), 'utf8')) as FakeProject;
   }
 
@@ -112,6 +117,18 @@ export class FakeArgusStore {
       const p = this.load(name.replace(/\.json$/, ''));
       return p ? [p] : [];
     });
+  }
+
+  /**
+   * The fake's clock (epoch ms): `fake-argus-clock.json` (`{"ms": <epoch ms>}`) when a test
+   * wrote one, so the journal's times and the missions' settling follow a test's clock (a
+   * supervisor on an injected clock judges a verdict's freshness against it); else real time.
+   */
+  nowMs(): number {
+    const file = path.join(this.home, 'fake-argus-clock.json');
+    if (!existsSync(file)) return Date.now();
+    const ms = (JSON.parse(readFileSync(file, 'utf8')) as { ms?: unknown }).ms;
+    return typeof ms === 'number' && Number.isFinite(ms) ? ms : Date.now();
   }
 
   /** The entry for `eventKey`: the longest matching prefix key, else `*`, else defaults. */

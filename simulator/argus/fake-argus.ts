@@ -10,6 +10,7 @@
  *   once `settleAfterMs` has passed the mission writes `decisions/<key>.json` in the workdir and
  *   settles with `mission_complete` / `mission_failed` (journal `extra` = the event row with
  *   `item_id`, `event_key`, `objective`), or blocks the item with a `pending_question`.
+ * - Its clock is real time unless a test wrote `fake-argus-clock.json` (FakeArgusStore.nowMs).
  * @module
  */
 import { randomBytes } from 'node:crypto';
@@ -23,7 +24,6 @@ type Json = Record<string, unknown>;
 /** Tool arguments after the SDK validated them against the tool's shape. */
 type A = { workdir?: string; name?: string; project_id?: string; text?: string; force?: boolean };
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
-const now = () => Date.now() / 1000; // Argus times are epoch seconds (float)
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const error = (code: string, message: string, details: Json = {}): Json => ({ ok: false, error_code: code, error: message, ...details });
 const answer = (value: Json) => ({ content: [{ type: 'text' as const, text: JSON.stringify(value) }], structuredContent: value });
@@ -35,10 +35,10 @@ export function envelopeLine(text: string, name: 'EVENT_KEY' | 'OPERATOR_ANSWER_
   return m?.[1] ?? null;
 }
 
-function newItem(title: string, objective: string, status: string): FakeItem {
+function newItem(title: string, objective: string, status: string, ts: number): FakeItem {
   return {
     id: hex(6),
-    ts: now(),
+    ts,
     title,
     objective,
     original_objective: objective,
@@ -71,6 +71,11 @@ export class FakeArgus {
     this.store = new FakeArgusStore(home);
   }
 
+  /** Argus times are epoch seconds (float), on the fake's clock (fake-argus-state.ts `nowMs`). */
+  private now(): number {
+    return this.store.nowMs() / 1000;
+  }
+
   createProject(workdir: string, name: string): Json {
     let real: string;
     try {
@@ -79,7 +84,9 @@ export class FakeArgus {
     } catch {
       return error('invalid_workdir', `workdir is not an existing directory: ${workdir}`);
     }
-    const project: FakeProject = { sid: `s-${hex(4)}`, display_name: name.trim(), workdir: real, created: now(), stopped: false, items: [], runs: {}, journal: [] };
+    const refusal = this.store.script(null).createErrorCode;
+    if (refusal) return error(refusal, 'SIMULATED Argus could not create the project (scripted).');
+    const project: FakeProject = { sid: `s-${hex(4)}`, display_name: name.trim(), workdir: real, created: this.now(), stopped: false, items: [], runs: {}, journal: [] };
     this.store.save(project);
     return { ok: true, project: { sid: project.sid, rc: 0, spawned: false, daemon: this.daemon(project), objective: '', workdir: real } };
   }
@@ -112,13 +119,13 @@ export class FakeArgus {
     if (eventKey === null || script.reply === 'chat') return { ok: true, kind: 'chat', reply: script.chatReply ?? 'SIMULATED Argus Manager: noted; nothing was queued.' };
     const title = script.title ?? `SIMULATED mission for ${eventKey}`;
     if (script.reply === 'pending_question') {
-      const item = newItem(title, body, 'paused_operator');
+      const item = newItem(title, body, 'paused_operator', this.now());
       item.pending_question = script.question ?? 'SIMULATED Manager question: which way should this go?';
       project.items.push(item);
       this.store.save(project);
       return { ok: true, reply: item.pending_question, kind: 'pending_question', answered_item_id: item.id, answer_intent: true, resolved: false };
     }
-    return this.dispatch(project, newItem(title, body, 'pending'), eventKey, script);
+    return this.dispatch(project, newItem(title, body, 'pending', this.now()), eventKey, script);
   }
 
   /** An operator answer (OPERATOR_ANSWER_FOR) to an item still waiting: Argus's resolved shape. */
@@ -130,7 +137,7 @@ export class FakeArgus {
     blocked.pending_question = '';
     blocked.status = 'superseded';
     const key = eventKey ?? project.runs[blocked.id]?.eventKey ?? null;
-    const continuation = newItem(`SIMULATED continuation of ${blocked.id}`, body, 'pending');
+    const continuation = newItem(`SIMULATED continuation of ${blocked.id}`, body, 'pending', this.now());
     const result = this.dispatch(project, continuation, key, this.store.script(key));
     const reply = 'I have delivered your decision to the team.';
     return { ok: true, reply, kind: 'pending_question', answered_item_id: blocked.id, answer_intent: true, resolved: true, application_status: 'accepted', resume_requested: true, manager_decision: body, item: result.item, daemon: result.daemon };
@@ -138,7 +145,7 @@ export class FakeArgus {
 
   private dispatch(project: FakeProject, item: FakeItem, eventKey: string | null, script: ScriptEntry): Json {
     project.items.push(item);
-    project.runs[item.id] = { eventKey, settleAt: Date.now() + (script.settleAfterMs ?? 0), started: false, settled: false };
+    project.runs[item.id] = { eventKey, settleAt: this.store.nowMs() + (script.settleAfterMs ?? 0), started: false, settled: false };
     project.stopped = false;
     this.store.save(project);
     return {
@@ -188,13 +195,13 @@ export class FakeArgus {
       if (!run.started) {
         run.started = true;
         item.status = 'running';
-        item.started_ts = now();
+        item.started_ts = this.now();
         this.journal(project, 'mission_started', item, run.eventKey, { type: 'life.mission.started' });
       }
       const verdict = script.verdict ?? 'complete';
-      if (verdict === 'none' || Date.now() < run.settleAt) continue;
+      if (verdict === 'none' || this.store.nowMs() < run.settleAt) continue;
       run.settled = true;
-      item.finished_ts = now();
+      item.finished_ts = this.now();
       if (run.eventKey !== null && script.proposal !== null) this.writeProposal(project, item, run.eventKey, script);
       if (verdict === 'blocked') {
         item.status = 'paused_operator';
@@ -227,7 +234,7 @@ export class FakeArgus {
 
   /** A journal entry as memory.py projects an event: id = item id, `extra` = the event row. */
   private journal(project: FakeProject, kind: string, item: FakeItem, eventKey: string | null, row: Json): void {
-    const ts = now();
+    const ts = this.now();
     const extra = { ...row, item_id: item.id, title: item.title, objective: item.objective, event_key: eventKey, ts };
     project.journal.push({ id: item.id, ts, kind, title: item.title, summary: typeof row.summary === 'string' ? row.summary : '', tags: [String(row.type)], cost_usd: 0, extra });
   }

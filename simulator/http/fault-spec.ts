@@ -3,12 +3,12 @@
  * matching requests; a spec without `methods` matches every A2A request (card fetches are
  * named `agentCard`), except `lost-response`, which by default only hits mutations.
  * `rpc-error` answers a JSON-RPC internal error instead of running the request (a definite
- * refusal: nothing applied); `hold` parks the request, unanswered, until `releaseHeld()`.
+ * refusal: nothing applied). Holds (`hold`) are not faults: they only order answers.
  * @module
  */
 import { CONTROL_METHODS } from '../../adapters/a2a/control-contract.js';
 
-export const FAULT_KINDS = ['http-5xx', 'malformed-json', 'redirect', 'oversized', 'slow', 'trickle', 'lost-response', 'rpc-error', 'hold'] as const;
+export const FAULT_KINDS = ['http-5xx', 'malformed-json', 'redirect', 'oversized', 'slow', 'trickle', 'lost-response', 'rpc-error'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export interface FaultSpec {
@@ -46,26 +46,54 @@ interface ArmedFault {
   remaining: number;
 }
 
+/** A hold on some methods: their requests wait here until it is released. */
+interface Hold {
+  methods: readonly string[];
+  waiting: (() => void)[];
+}
+
 export class FaultInjector {
   private armed: ArmedFault[] = [];
   private readonly timers = new Set<NodeJS.Timeout>();
-  private held: (() => void)[] = [];
+  private holds: Hold[] = [];
 
-  /** Parks a request (`hold`) until `releaseHeld`. */
-  hold(resume: () => void): void {
-    this.held.push(resume);
+  /** Holds requests of `methods` until `release()` (see RunningSimulator.hold). */
+  hold(methods: readonly string[]): { release(): number } {
+    const hold: Hold = { methods, waiting: [] };
+    this.holds.push(hold);
+    return {
+      release: () => {
+        this.holds = this.holds.filter((h) => h !== hold);
+        const waiting = hold.waiting.splice(0);
+        for (const serve of waiting) serve();
+        return waiting.length;
+      },
+    };
   }
 
-  /** Lets every held request go on, in arrival order; returns how many. */
-  releaseHeld(): number {
-    const held = this.held;
-    this.held = [];
-    for (const resume of held) resume();
-    return held.length;
-  }
-
+  /** Requests parked by holds now. */
   get holding(): number {
-    return this.held.length;
+    return this.holds.reduce((n, h) => n + h.waiting.length, 0);
+  }
+
+  /** Releases every hold (in the order they were made); returns how many requests were parked. */
+  releaseAll(): number {
+    let served = 0;
+    for (const hold of [...this.holds]) {
+      this.holds = this.holds.filter((h) => h !== hold);
+      const waiting = hold.waiting.splice(0);
+      for (const serve of waiting) serve();
+      served += waiting.length;
+    }
+    return served;
+  }
+
+  /** Parks `serve` when a hold covers `method` (true), else leaves it to the caller (false). */
+  parked(method: string, serve: () => void): boolean {
+    const hold = this.holds.find((h) => h.methods.includes(method));
+    if (!hold) return false;
+    hold.waiting.push(serve);
+    return true;
   }
 
   inject(specs: FaultSpec | FaultSpec[]): void {
@@ -108,7 +136,7 @@ export class FaultInjector {
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
     this.armed = [];
-    this.held = [];
+    this.holds = [];
   }
 }
 

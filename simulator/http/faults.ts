@@ -27,6 +27,12 @@ export function countAndInjectFaults(deps: FaultDeps, methodName?: string): Requ
   return (req, res, next) => {
     const method = methodName ?? rpcMethodOf(req);
     deps.stats.request(method);
+    // A held request is served on release (a client that gave up by then is not).
+    if (deps.faults.parked(method, () => (res.socket?.destroyed ? undefined : serveOrFault(method, req, res, next)))) return;
+    serveOrFault(method, req, res, next);
+  };
+
+  function serveOrFault(method: string, req: Parameters<RequestHandler>[0], res: Response, next: () => void): void {
     const fault = deps.faults.take(method, taskIdOf(req));
     if (!fault) {
       next();
@@ -35,7 +41,7 @@ export function countAndInjectFaults(deps: FaultDeps, methodName?: string): Requ
     deps.stats.fault(fault.kind);
     const id = JSON.stringify(readRpc(req)?.id ?? null);
     serve(fault, deps, res, id, next);
-  };
+  }
 }
 
 function serve(fault: FaultSpec, deps: FaultDeps, res: Response, id: string, next: () => void): void {
@@ -81,11 +87,6 @@ function serve(fault: FaultSpec, deps: FaultDeps, res: Response, id: string, nex
     }
     case 'rpc-error':
       res.status(200).type('application/json').send(`{"jsonrpc":"2.0","id":${id},"error":{"code":-32603,"message":"injected fault: internal error"}}`);
-      return;
-    case 'hold':
-      deps.faults.hold(() => {
-        if (!res.socket?.destroyed) next();
-      });
       return;
     case 'lost-response':
       // The handler still runs and applies the mutation; only its answer is lost.

@@ -66,6 +66,18 @@ function evaluationArtifact(task: SimTask): Artifact {
   };
 }
 
+/** The checkpoints a task published (`addCheckpoint`), oldest first: artifacts with no body to read. */
+function checkpointArtifacts(task: SimTask): Artifact[] {
+  return Array.from({ length: task.checkpoints }, (_, i) => ({
+    artifactId: `${task.id}-checkpoint-${i + 1}`,
+    name: `checkpoint-${i + 1}`,
+    description: 'Training checkpoint',
+    parts: [dataPart({ checkpoint: i + 1 })],
+    metadata: undefined,
+    extensions: [],
+  }));
+}
+
 export function renderProtoTask(world: World, task: SimTask, control: boolean): Task {
   const state = task.state;
   // The id changes with every revision, so clients that key on messageId see each status once.
@@ -76,7 +88,7 @@ export function renderProtoTask(world: World, task: SimTask, control: boolean): 
     id: task.id,
     contextId: task.contextId,
     status: { state: STATE[state], message: status, timestamp: new Date(task.updatedAt).toISOString() },
-    artifacts: state === 'completed' ? [evaluationArtifact(task)] : [],
+    artifacts: [...checkpointArtifacts(task), ...(state === 'completed' ? [evaluationArtifact(task)] : [])],
     history,
     metadata: taskMetadata(world, task, control),
   };

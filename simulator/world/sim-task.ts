@@ -19,6 +19,8 @@ export class SimTask {
   revision = 1;
   canceled = false;
   interventions = 0;
+  /** Checkpoints the training published so far (a driver's lever: each is an artifact). */
+  checkpoints = 0;
   /** Last answer or intervention text, echoed back in the status while working. */
   note: string | null = null;
   updatedAt: number;

@@ -128,6 +128,15 @@ export class World {
     return true;
   }
 
+  /** Publishes one more checkpoint artifact on an unfinished task; false when it has finished. */
+  addCheckpoint(taskId: string): boolean {
+    const task = this.require(taskId);
+    if (task.finished) return false;
+    task.checkpoints++;
+    task.touch(this.now());
+    return true;
+  }
+
   /** Steps every unfinished task once; returns how many moved. */
   advanceAll(): number {
     let moved = 0;

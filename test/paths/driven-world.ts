@@ -20,6 +20,7 @@ import { captureLogs } from '../fixtures/log-capture.js';
 import { removeScratch } from '../fixtures/scratch.js';
 import { declaredTransitions, type DeclaredTransition } from '../machines/statechart-coverage.js';
 import type { CampaignCommand } from '../../services/library/library-types.js';
+import { argusEnv, DrivenArgus, prepareArgusRoot, type ArgusWorldOptions } from './driven-argus.js';
 
 /** The model's first instant (graph-events.ts NOW): the world's clock starts there. */
 export const START_MS = Date.parse('2030-01-01T00:00:10.000Z');
@@ -36,6 +37,8 @@ export interface DrivenWorld {
   readonly supervisor: Supervisor;
   readonly root: string;
   readonly taskId: string | null;
+  /** The SIMULATED Argus and Foreman and their levers (driven-argus.ts); null without them. */
+  readonly argus: DrivenArgus | null;
   /** The shared clock (epoch ms): the supervisor's `now` and the simulator's time. */
   now(): number;
   setClock(ms: number): void;
@@ -51,6 +54,8 @@ export interface DrivenWorld {
   startEnvironment(): unknown;
   /** Resolves once the campaign actor has received nothing for `ms` (bounded: 3 s). */
   quiet(ms: number): Promise<void>;
+  /** The same, left in place (a new array after each `drain`). */
+  peek(): readonly Received[];
   command(command: CampaignCommand): Promise<{ ok: boolean; value?: any; error?: { code: string; message: string } }>;
   view(): Promise<any>;
   document(): Promise<CampaignDocument>;
@@ -101,6 +106,8 @@ function clientWithDefects(url: string, armed: Set<DefectMethod>): A2AClient {
 export interface WorldOptions {
   /** Create the campaign on a task (the simulator's `blocker` scenario, held still) or with none. */
   bound: boolean;
+  /** With the SIMULATED Argus and Foreman (roots `argus`, `argus-restored`). */
+  argus?: ArgusWorldOptions;
 }
 
 /**
@@ -140,6 +147,7 @@ function recorder(campaignId: string) {
       const until = Date.now() + 3000;
       while (Date.now() - lastAt < ms && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
     },
+    peek: (): readonly Received[] => received,
     drain(): Received[] {
       const out = received;
       received = [];
@@ -156,12 +164,14 @@ export async function drivenWorld(opts: WorldOptions): Promise<DrivenWorld> {
   const root = await mkdtemp(join(tmpdir(), 'argus-paths-'));
   const record = recorder(CAMPAIGN);
   const { logger } = captureLogs();
+  const argus = opts.argus ? new DrivenArgus(root, logger, clock) : null;
   const config = () =>
     loadConfig({
       ARGUS_SUPERVISOR_ENABLED: '1',
       OPENTRAINING_A2A_URL: sim.url,
       ARGUS_SUPERVISOR_STATE_ROOT: root,
       ARGUS_SUPERVISOR_HEARTBEAT_SECONDS: '60',
+      ...(opts.argus ? argusEnv(opts.argus) : {}),
     });
   const armed = new Set<DefectMethod>();
   let failWrite = false;
@@ -180,7 +190,8 @@ export async function drivenWorld(opts: WorldOptions): Promise<DrivenWorld> {
   };
   const make = async () => {
     const remote = clientWithDefects(sim.url, armed);
-    const s = await createSupervisor({ config: config(), logger, remote, storeFs, now: () => new Date(clock), inspect: record.inspect });
+    const c = config();
+    const s = await createSupervisor({ config: c, logger, remote, storeFs, now: () => new Date(clock), inspect: record.inspect, ...(argus ? { decisions: argus.runtime(c) } : {}) });
     await s.start({ heartbeat: false, initialSweep: false });
     return s;
   };
@@ -192,6 +203,7 @@ export async function drivenWorld(opts: WorldOptions): Promise<DrivenWorld> {
     sim,
     root,
     taskId,
+    argus,
     get supervisor() {
       return supervisor;
     },
@@ -199,11 +211,13 @@ export async function drivenWorld(opts: WorldOptions): Promise<DrivenWorld> {
     setClock(ms) {
       if (ms < clock) throw new Error('the clock only moves forward');
       clock = ms;
+      argus?.setClock(ms);
     },
     drain: () => record.drain(),
     whenReceived: (type, then) => record.whenReceived(type, then),
     quiet: (ms) => record.quiet(ms),
     startEnvironment: () => record.startEnvironment(),
+    peek: () => record.peek(),
     command: async (command) => (await supervisor.campaignAction({ campaign_id: CAMPAIGN, ...command } as never)) as never,
     async view() {
       const r = (await supervisor.campaigns({ action: 'get', campaign_id: CAMPAIGN })) as { ok: true; value: { campaign: unknown } };
@@ -224,10 +238,12 @@ export async function drivenWorld(opts: WorldOptions): Promise<DrivenWorld> {
     async close() {
       // A request a `hold` parked goes on now (its effect is long gone); nothing waits for it.
       sim.releaseHeld();
+      argus?.close();
       await supervisor.stop();
       await sim.close();
       await removeScratch(root);
     },
   } as DrivenWorld;
+  if (opts.argus) await prepareArgusRoot(world, opts.argus);
   return world;
 }

@@ -3,7 +3,7 @@
  * every command (issue 21 item 2). Two kinds of result, kept apart on purpose:
  *
  * - DISAGREE: the running system did something the model says it must not: the persisted
- *   snapshot is not where the model's step leads from the previous one, the outbox did not gain
+ *   snapshot is not the model's at its last save point (save-points.ts), the outbox did not gain
  *   the public events the chart emitted, the view's `allowed_actions` is not the model's `can`
  *   set, a remote method was called that no effect the model started may call, or a command
  *   the model says the actor takes never reached it. A test fails on any of these.
@@ -23,8 +23,10 @@ import { explainRefusal } from '../../machines/campaign.rules.js';
 import type { CampaignEmitted } from '../../machines/campaign.emitted.js';
 import type { PlannedPath, PlannedStep } from './path-plan.js';
 import { drivenWorld, type DrivenWorld, type Received } from './driven-world.js';
-import { EFFECT_METHODS, expectedDrafts, modelAllowed, modelStep, persistedOf, restoreModel } from './path-model.js';
+import { EFFECT_METHODS, expectedDrafts, modelAllowed, modelStep, restoreModel } from './path-model.js';
 import { arrange, effectOf, isEffectAnswer, perform, type Outcome } from './stimuli.js';
+import { argusWorldFor } from './stimuli-decisions.js';
+import { SavePoints } from './save-points.js';
 import type { Snap } from '../machines/campaign-traversal.js';
 
 export type PathResult =
@@ -54,10 +56,8 @@ const describe = (e: AnyEventObject) => e.type;
 const LEASE_TTL_SECONDS = 600;
 
 export async function runPath(path: PlannedPath): Promise<PathResult> {
-  if (path.root === 'argus' || path.root === 'argus-restored') {
-    return { status: 'undriven', target: path.target, reason: 'the SIMULATED Argus and Foreman are not wired into the driven world yet', taken: [], guards: [] };
-  }
-  const world = await drivenWorld({ bound: path.root !== 'unbound' });
+  // Roots `argus` and `argus-restored`: with the SIMULATED Argus and Foreman (stimuli-decisions.ts).
+  const world = await drivenWorld({ bound: path.root !== 'unbound', ...argusWorldFor(path) });
   const taken = new Set<string>();
   const guards = new Set<string>();
   try {
@@ -66,10 +66,8 @@ export async function runPath(path: PlannedPath): Promise<PathResult> {
     world.drain();
     let doc = await world.document();
     let model: Snap = restoreModel(doc.machine.snapshot, new Date(world.now()), environment()).snap;
-    // The host saves quiescent snapshots only: what the store must show is the model's last one,
-    // with every event emitted up to it (those emitted since wait for the next save).
-    let saved = model;
-    let unsaved: CampaignEmitted[] = [];
+    // The snapshot the store must hold: the model's at its last save point (save-points.ts).
+    let saves = new SavePoints(doc.machine.snapshot, model);
     /** Effects whose first request a group held and no answer has released yet. */
     const heldBefore = new Set<string>();
     for (const group of groups(path.steps)) {
@@ -79,7 +77,7 @@ export async function runPath(path: PlannedPath): Promise<PathResult> {
       }
       // An effect the plan starts but does not let answer within the group is held at the remote.
       const held = heldMethods(group);
-      if (held.length) world.sim.injectFaults(held.map((m) => ({ kind: 'hold' as const, methods: [m], count: 1 })));
+      if (held.length) world.sim.hold(held);
       // An answer this group plans to an effect an earlier group held: let it go once the command is in.
       const releasing = world.sim.holding > 0 && group.slice(1).some((a) => heldBefore.has(effectOf(a.event) ?? ''));
       const before = world.requests();
@@ -99,16 +97,15 @@ export async function runPath(path: PlannedPath): Promise<PathResult> {
       // PATHS_DEBUG=1: what the actor received in each group.
       if (process.env.PATHS_DEBUG === "1") console.log(JSON.stringify(received.map((r) => [r.event.type, r.taken])));
       const restarted = performed.restarted === true;
-      let due: CampaignEmitted[] = [];
       const invoked: string[] = [];
       if (restarted) {
         // The actor was rebuilt from the document: the model is too, the way the host does it.
         const restored = restoreModel(doc.machine.snapshot, new Date(world.now()), world.startEnvironment() as HostEnvironment);
         model = restored.snap;
-        unsaved = [...restored.emitted];
+        const restoredEmitted: CampaignEmitted[] = [...restored.emitted];
         // The host's rule at start, beyond the chart: a journaled intent with no outcome is in doubt, said once.
-        if (performed.journaled && !performed.journaled.outcomeRecorded) unsaved.push({ type: 'INTENT_AMBIGUOUS', campaignId: 'path-1', requestId: performed.journaled.requestId, kind: performed.journaled.kind as never });
-        if (!model.hasTag('effect-in-flight')) [saved, due, unsaved] = [model, unsaved, []];
+        if (performed.journaled && !performed.journaled.outcomeRecorded) restoredEmitted.push({ type: 'INTENT_AMBIGUOUS', campaignId: 'path-1', requestId: performed.journaled.requestId, kind: performed.journaled.kind as never });
+        saves = new SavePoints(doc.machine.snapshot, model, restoredEmitted);
       }
       // Model agreement, event by event, on what really arrived.
       for (const r of received) {
@@ -116,10 +113,9 @@ export async function runPath(path: PlannedPath): Promise<PathResult> {
         if (!isDeepStrictEqual(step.taken, r.taken)) throw new Disagreement(`${describe(r.event)}: the live actor took ${JSON.stringify(r.taken)}, the model ${JSON.stringify(step.taken)}`);
         for (const id of step.taken) taken.add(id);
         for (const g of step.guards) guards.add(g);
-        unsaved.push(...step.emitted);
         invoked.push(...step.invoked);
         model = step.next;
-        if (!model.hasTag('effect-in-flight')) [saved, due, unsaved] = [model, [...due, ...unsaved], []];
+        saves.step(model, step.emitted);
       }
       // The plan, reproduced: its steps in order among what arrived, each taking what was planned.
       matchPlan(group, received, performed.refused ?? null);
@@ -131,14 +127,10 @@ export async function runPath(path: PlannedPath): Promise<PathResult> {
       }
       const after = await world.document();
       const persisted = after.machine.snapshot as { value: unknown; context: unknown; status: unknown };
-      const expected = persistedOf(saved) as typeof persisted;
-      // The heartbeat's reading ↔ idle is never saved for itself (the quiet tick writes nothing).
-      const durable = (v: unknown) => (v && typeof v === 'object' && 'active' in v ? { active: { ...(v as { active: object }).active, heartbeat: null } } : v);
-      if (!isDeepStrictEqual(durable(persisted.value), durable(expected.value))) throw new Disagreement(`persisted state ${JSON.stringify(persisted.value)}, the model's ${JSON.stringify(expected.value)}`);
-      // The environment is the process's, never saved for itself (a restore puts this process's in).
-      const facts = (c: unknown) => ({ ...(c as object), environment: null });
-      if (!isDeepStrictEqual(facts(persisted.context), facts(expected.context))) throw new Disagreement(`persisted context differs from the model's: ${firstDifference(facts(persisted.context), facts(expected.context))}`);
-      checkOutbox(doc, after, due, restarted);
+      const expected = saves.expected as typeof persisted;
+      if (!isDeepStrictEqual(persisted.value, expected.value)) throw new Disagreement(`persisted state ${JSON.stringify(persisted.value)}, the model's ${JSON.stringify(expected.value)}`);
+      if (!isDeepStrictEqual(persisted.context, expected.context)) throw new Disagreement(`persisted context differs from the model's: ${firstDifference(persisted.context, expected.context)}`);
+      checkOutbox(doc, after, saves.takeSaved(), restarted);
       checkMethods(before, world.requests(), invoked, restarted);
       const view = await world.view();
       const allowed = modelAllowed(model, new Date(world.now()), LEASE_TTL_SECONDS);
@@ -185,17 +177,19 @@ async function idle(world: DrivenWorld, performing: Promise<Outcome>): Promise<O
 
 /** Waits until the campaign is quiescent (or only held effects run) and its writes are on disk. */
 async function settle(world: DrivenWorld, holding = false): Promise<void> {
-  for (let i = 0; i < 200; i++) {
+  // A decision effect (not tagged: the chart saves in any decision state) can take a turn's budget.
+  const tries = world.argus ? 3_000 : 200;
+  for (let i = 0; i < tries; i++) {
     const host = world.supervisor.system!.host('path-1');
     if (!host) return;
     await host.whenWritten();
-    if (holding || !host.getSnapshot().hasTag('effect-in-flight')) {
+    if (holding || (!host.getSnapshot().hasTag('effect-in-flight') && !world.argus?.busy(host))) {
       await host.whenWritten();
       return;
     }
     await new Promise((r) => setTimeout(r, 5));
   }
-  throw new Disagreement('the campaign did not settle within a second');
+  throw new Disagreement(`the campaign did not settle within ${world.argus ? 'fifteen seconds' : 'a second'}`);
 }
 
 /** The planned operator event as the API built it: this clock, the live lease's epoch, the live question. */

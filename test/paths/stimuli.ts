@@ -14,6 +14,7 @@ import { digestPayload } from '../../persistence/payload-digest.js';
 import { openCampaignStore } from '../../persistence/campaign-store.js';
 import { RIVAL_CONTROLLER_ID } from '../../simulator/index.js';
 import { CAMPAIGN, START_MS, type DefectMethod, type DrivenWorld } from './driven-world.js';
+import { arrangeDecision, performDecision } from './stimuli-decisions.js';
 
 type Planned = Record<string, any>;
 export type Outcome =
@@ -179,7 +180,7 @@ export async function perform(world: DrivenWorld, e: Planned): Promise<Outcome> 
     case 'ENVIRONMENT':
       return environmentChanges(world);
     default:
-      return no(`no driver performs ${e.type}`);
+      return performDecision(world, e);
   }
 }
 
@@ -195,6 +196,9 @@ const fault = (world: DrivenWorld, kind: 'http-5xx' | 'lost-response', method: s
  * each planned answer of a group before the group's command is performed.
  */
 export async function arrange(world: DrivenWorld, e: Planned): Promise<Outcome> {
+  // The decision effects, and a read's place in the answers' order, in an Argus world (stimuli-decisions.ts).
+  const decided = await arrangeDecision(world, e);
+  if (decided) return decided;
   const o = e.output;
   switch (e.type) {
     case 'xstate.done.actor.claimLease':
