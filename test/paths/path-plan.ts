@@ -106,7 +106,7 @@ function pathsFrom(root: Snap, arrows: Map<string, Map<string, Step>>, inOrder: 
     if (key === undefined) keys.set(s, (key = serializeState(s)));
     return key;
   };
-  const all = (s: Snap) => arrows.get(keyOf(s)) ?? new Map<string, Step>();
+  const all = (s: Snap) => new Map([...(arrows.get(keyOf(s)) ?? [])].filter(([, step]) => reducible(s, step.event)));
   // In order: while an effect is in flight (a read included), only effect answers come next.
   const out = (s: Snap): Map<string, Step> => {
     if (!inOrder || !busy(s)) return all(s);
@@ -145,6 +145,24 @@ function pathsFrom(root: Snap, arrows: Map<string, Map<string, Step>>, inOrder: 
   return byKey;
 }
 
+/**
+ * The alphabet offers every read answer in every state; the reducer does not produce them all
+ * (services/reducer/reducer.ts): a BLOCKED event only when the task *enters* an interrupted
+ * state (not while it already is), ATTEMPT_COMPLETED only when it enters a terminal one, and new
+ * evidence (an artifact added) only against a previous view (never on the first read). Paths
+ * through such answers could never be driven.
+ */
+function reducible(s: Snap, e: CampaignEvent): boolean {
+  if (e.type !== 'READ_DONE' || !e.output.ok || !e.output.observation) return true;
+  const events = e.output.observation.events;
+  const before = s.context.remote;
+  if (events.some((x) => x.class === 'BLOCKED') && before !== null && (before.state === 'input-required' || before.state === 'auth-required')) return false;
+  if (events.some((x) => x.reason === 'artifact_added') && before === null) return false;
+  // An attempt completes once: a task already seen terminal reports no second ATTEMPT_COMPLETED.
+  if (events.some((x) => x.class === 'ATTEMPT_COMPLETED') && before !== null && ['completed', 'failed', 'canceled', 'rejected'].includes(before.state)) return false;
+  return true;
+}
+
 const isAnswer = (e: CampaignEvent): boolean => /^xstate\.(done|error)\.actor\./.test(e.type) || e.type === 'READ_DONE' || e.type === 'READ_CRASHED';
 const busy = (s: Snap): boolean => s.hasTag('effect-in-flight') || s.matches({ active: { heartbeat: 'reading' } } as never);
 
@@ -175,6 +193,7 @@ export function buildPlan(): Plan {
       const end = path.length ? path[path.length - 1]!.nextState : root.snap;
       for (const last of arrows.get(stateKey)?.values() ?? []) {
         if (inOrder && busy(end) && !isAnswer(last.event)) continue;
+        if (!reducible(end, last.event)) continue;
         yield { root: root.name, path, last };
       }
     }
