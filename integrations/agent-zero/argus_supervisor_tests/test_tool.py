@@ -4,6 +4,7 @@ a recording client here; the client itself is covered against the real serve."""
 import asyncio
 import unittest
 
+from argus_supervisor_tests import support  # noqa: F401  (the host stand-ins on sys.path)
 from usr.plugins.argus_supervisor.tools import argus_campaign
 
 

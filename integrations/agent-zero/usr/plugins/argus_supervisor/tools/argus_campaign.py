@@ -11,6 +11,7 @@ import asyncio
 import json
 import secrets
 import time
+import weakref
 
 from helpers.tool import Response, Tool
 
@@ -21,8 +22,9 @@ FENCED = {"submit", "intervene", "cancel", "release"}
 ACTIONS = FENCED | {"observe", "pause", "resume", "close", "answer", "mission", "claim", "resolve_intent"}
 READ_ONLY = {"observe"}
 CONFIRM_TTL_S = 15 * 60
-# code -> (request, the monologue that asked, created at). In memory: a host restart forgets them.
-PENDING: dict[str, tuple[dict, int, float]] = {}
+# code -> (request, a weak reference to the monologue's LoopData that asked, created at): a
+# reference, not id(), since a freed LoopData's id is reused by the next one. In memory: a host restart forgets them.
+PENDING: dict[str, tuple[dict, weakref.ref, float]] = {}
 
 
 class ArgusCampaign(Tool):
@@ -56,7 +58,7 @@ class ArgusCampaign(Tool):
         if asked != request or time.monotonic() - created > CONFIRM_TTL_S:
             PENDING.pop(code, None)
             return self._ask(request)
-        if monologue == id(self.loop_data):
+        if monologue() is self.loop_data:
             return Response(message="The person has not answered yet: wait for their reply before confirming.", break_loop=True)
         PENDING.pop(code, None)
         answer = await self._call("campaign_action", request, idempotency_key=f"a0-{code}")
@@ -64,7 +66,7 @@ class ArgusCampaign(Tool):
 
     def _ask(self, request: dict) -> Response:
         code = secrets.token_hex(4)
-        PENDING[code] = (request, id(self.loop_data), time.monotonic())
+        PENDING[code] = (request, weakref.ref(self.loop_data), time.monotonic())
         epoch = request.get("epoch")
         at = f" at lease epoch {epoch}" if epoch is not None else " (no lease epoch: this action is not fenced)"
         fields = {k: v for k, v in request.items() if k not in ("action", "campaign_id", "epoch")}
