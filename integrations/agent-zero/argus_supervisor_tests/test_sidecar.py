@@ -1,0 +1,96 @@
+"""The sidecar with a REAL serve: readiness, a SIGKILLed serve restarted, one sidecar per state
+root, no secret in the child's arguments or environment, and a host stop (clean, or the host
+SIGKILLed) that leaves no process behind, checked in /proc."""
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import unittest
+
+from argus_supervisor_tests import support
+from usr.plugins.argus_supervisor.helpers import settings as plugin_settings
+from usr.plugins.argus_supervisor.helpers.sidecar import Sidecar, SidecarError, child_environment
+
+HOST_SCRIPT = textwrap.dedent(
+    """
+    import signal, sys, threading
+    sys.path[:0] = [{standins!r}, {root!r}]
+    from usr.plugins.argus_supervisor.helpers import settings
+    from usr.plugins.argus_supervisor.helpers.sidecar import Sidecar
+    sidecar = Sidecar(settings.from_config({config!r})).start()
+    assert sidecar.wait_ready(20), sidecar.status()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # the host stopping: atexit stops the sidecar
+    print(sidecar.pid, flush=True)
+    threading.Event().wait()
+    """
+)
+
+
+class SidecarRuns(unittest.TestCase):
+    def setUp(self):
+        support.require_serve(self)
+        self.root = support.new_state_root("sidecar")
+        self.config = support.plugin_config(self.root, enabled=True)
+        self.settings = plugin_settings.from_config(self.config)
+
+    def test_ready_restarted_after_sigkill_and_stopped_clean(self):
+        sidecar = Sidecar(self.settings).start()
+        try:
+            self.assertTrue(sidecar.wait_ready(20), sidecar.status())
+            first = sidecar.pid
+            self.assertEqual(self.settings.client().health()["api_key_source"], "generated_local")
+            self.assert_no_secret_in_process(first)
+            with self.assertRaises(SidecarError) as caught:
+                Sidecar(self.settings).start()  # a second sidecar for the same state root
+            self.assertEqual(caught.exception.code, "sidecar_running")
+
+            os.kill(first, signal.SIGKILL)
+            self.assertTrue(support.wait_until(lambda: sidecar.pid not in (None, first) and sidecar.state == "ready", 20), sidecar.status())
+            self.assertGreaterEqual(sidecar.restarts, 1)
+            self.assertEqual(self.settings.client().status()["ok"], True)  # the stale socket was replaced
+            second = sidecar.pid
+        finally:
+            sidecar.stop()
+        self.assertFalse(support.alive(second))
+        self.assertEqual(support.pids_in_group(second), [])
+        self.assertFalse(os.path.exists(self.settings.socket_path))
+
+    def test_a_host_stopping_or_killed_leaves_no_process(self):
+        for how in (signal.SIGTERM, signal.SIGKILL):
+            with self.subTest(host_signal=how.name):
+                root = support.new_state_root(f"host-{how.name.lower()}")
+                config = support.plugin_config(root, enabled=True)
+                script = HOST_SCRIPT.format(standins=support.STANDINS, root=support.ROOT, config=config)
+                with open(os.path.join(root, "host.log"), "wb") as log:
+                    host = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=log)
+                    serve_pid = int(host.stdout.readline())
+                    self.assertTrue(support.alive(serve_pid))
+                    host.send_signal(how)
+                    host.wait(20)
+                    host.stdout.close()
+                # Clean stop: atexit ends the group. SIGKILL: the kernel's PR_SET_PDEATHSIG does.
+                self.assertTrue(support.wait_until(lambda: not support.alive(serve_pid) and not support.pids_in_group(serve_pid), 15), f"left behind: {support.pids_in_group(serve_pid)}")
+
+    def test_no_secret_reaches_the_child_environment(self):
+        with self.assertRaises(SidecarError):
+            child_environment(self.settings, {"OPENTRAINING_A2A_TOKEN": "x"})
+        env = child_environment(self.settings, {"ARGUS_SUPERVISOR_HEARTBEAT_SECONDS": "30"})
+        self.assertEqual(sorted(k for k in env if k.startswith("ARGUS")), ["ARGUS_SUPERVISOR_HEARTBEAT_SECONDS", "ARGUS_SUPERVISOR_SOCKET", "ARGUS_SUPERVISOR_STATE_ROOT"])
+
+    def assert_no_secret_in_process(self, pid: int) -> None:
+        with open(self.settings.key_file, encoding="ascii") as handle:
+            key = handle.read().strip()
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            self.assertNotIn(key.encode(), handle.read())
+        with open(f"/proc/{pid}/environ", "rb") as handle:
+            environ = handle.read()
+        self.assertNotIn(key.encode(), environ)
+        names = sorted(item.split(b"=", 1)[0].decode() for item in environ.split(b"\0") if item)
+        self.assertEqual([n for n in names if any(s in n for s in ("KEY", "TOKEN", "SECRET", "PASSWORD"))], [])
+        # Nothing under the state root holds the key but the key file itself.
+        self.assertEqual(support.files_containing(self.root, key, {self.settings.key_file}), [])
+
+
+if __name__ == "__main__":
+    unittest.main()

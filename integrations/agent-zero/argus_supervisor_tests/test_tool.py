@@ -1,0 +1,71 @@
+"""The argus_campaign tool: a mutation is only asked about in the turn that proposes it (the
+turn ends), names the epoch, and runs only after a later turn confirms it. serve is SIMULATED by
+a recording client here; the client itself is covered against the real serve."""
+import asyncio
+import unittest
+
+from argus_supervisor_tests import support  # noqa: F401  (the host stand-ins on sys.path)
+from usr.plugins.argus_supervisor.tools import argus_campaign
+
+
+class RecordingClient:
+    def __init__(self):
+        self.calls = []
+
+    def campaigns(self, body, key=None):
+        self.calls.append(("campaigns", body, key))
+        return {"ok": True, "campaigns": [{"campaign_id": "c1", "state": "controlling", "attention": "idle", "lease": {"epoch": 4}, "allowed_actions": ["cancel"]}]}
+
+    def campaign_action(self, body, key=None):
+        self.calls.append(("campaign_action", body, key))
+        return {"ok": True, "campaign": {"campaign_id": "c1", "state": "controlling"}, "outcome": "applied"}
+
+
+class Turn:  # the host's LoopData: one per monologue (one per message from the person)
+    pass
+
+
+class ToolConfirms(unittest.TestCase):
+    def setUp(self):
+        self.client = RecordingClient()
+        argus_campaign.PENDING.clear()
+        self._load = argus_campaign.plugin_settings.load
+        argus_campaign.plugin_settings.load = lambda: type("S", (), {"client": lambda _s: self.client})()
+
+    def tearDown(self):
+        argus_campaign.plugin_settings.load = self._load
+
+    def run_tool(self, turn, **args):
+        tool = argus_campaign.ArgusCampaign(agent=None, name="argus_campaign", method=None, args=args, message="", loop_data=turn)
+        return asyncio.run(tool.execute(**args))
+
+    def test_list_reads(self):
+        answer = self.run_tool(Turn(), op="list")
+        self.assertIn("c1: controlling, epoch 4", answer.message)
+        self.assertFalse(answer.break_loop)
+
+    def test_a_mutation_waits_for_the_person(self):
+        args = {"op": "act", "campaign_id": "c1", "action": "cancel", "epoch": 4, "reason": "stop it"}
+        turn = Turn()
+        asked = self.run_tool(turn, **args)
+        self.assertTrue(asked.break_loop)
+        self.assertIn("cancel on campaign c1 at lease epoch 4", asked.message)
+        code = asked.message.split("code ")[1].split(")")[0]
+        same_turn = self.run_tool(turn, confirm=code, **args)  # the model confirming by itself
+        self.assertIn("has not answered", same_turn.message)
+        changed = self.run_tool(Turn(), confirm=code, **{**args, "epoch": 5})  # another request
+        self.assertTrue(changed.break_loop)
+        self.assertEqual([c for c in self.client.calls if c[0] == "campaign_action"], [])
+        code = changed.message.split("code ")[1].split(")")[0]
+        done = self.run_tool(Turn(), confirm=code, **{**args, "epoch": 5})
+        self.assertIn("outcome: applied", done.message)
+        self.assertEqual(self.client.calls, [("campaign_action", {"campaign_id": "c1", "action": "cancel", "epoch": 5, "reason": "stop it"}, f"a0-{code}")])
+
+    def test_a_fenced_action_without_an_epoch_is_refused(self):
+        answer = self.run_tool(Turn(), op="act", campaign_id="c1", action="release")
+        self.assertIn("name the lease epoch", answer.message)
+        self.assertEqual(self.client.calls, [])
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,259 @@
+"""Runs `argus-supervisor serve` as the host's child on a Unix socket under the state root.
+
+- Never a TCP listener: the child gets ARGUS_SUPERVISOR_SOCKET, so the host keeps its one port.
+- No secret in the child's environment or arguments: `serve` reads or creates its own 0600 key
+  file under the state root; the environment carries paths and a few plain settings only.
+- Readiness: the socket answers `GET /health` with 200.
+- Restart with back-off when the child dies (doubling, capped; reset after a stable minute).
+  A SIGKILLed child leaves its socket file behind; it is removed only when nothing answers on
+  it (`serve`'s owner lock guards the state root itself).
+- A clean stop: SIGTERM to the child's own process group (it was started in a new session, so
+  anything it started goes too), SIGKILL after the stop timeout. Registered with atexit, and the
+  child also gets SIGTERM from the kernel if the thread that started it dies (PR_SET_PDEATHSIG),
+  so a host killed outright leaves no orphan.
+- One instance per state root: an exclusive flock on <state root>/plugin/sidecar.lock.
+"""
+from __future__ import annotations
+
+import atexit
+import ctypes
+import fcntl
+import os
+import signal
+import socket
+import stat
+import subprocess
+import threading
+import time
+
+from usr.plugins.argus_supervisor.helpers.argus_client import ArgusError
+from usr.plugins.argus_supervisor.helpers.settings import Settings
+
+# Plain settings the operator may pass through to `serve`; anything that looks like a secret is refused.
+SECRET_NAME = ("KEY", "TOKEN", "SECRET", "PASSWORD")
+STABLE_RUN_S = 60.0
+LOG_LIMIT_BYTES = 5 * 1024 * 1024
+PR_SET_PDEATHSIG = 1
+
+
+class SidecarError(Exception):
+    def __init__(self, code: str, message: str):
+        super().__init__(f"{code}: {message}")
+        self.code = code
+
+
+def child_environment(settings: Settings, extra: dict | None = None) -> dict[str, str]:
+    """The whole environment of `serve`: nothing inherited but PATH and locale."""
+    env = {k: os.environ[k] for k in ("PATH", "LANG", "LC_ALL", "TZ") if k in os.environ}
+    for name, value in (extra or {}).items():
+        if any(part in name.upper() for part in SECRET_NAME):
+            raise SidecarError("secret_in_environment", f"{name} looks like a secret; serve reads its key from the key file")
+        env[str(name)] = str(value)
+    env["ARGUS_SUPERVISOR_STATE_ROOT"] = settings.state_root
+    env["ARGUS_SUPERVISOR_SOCKET"] = settings.socket_path
+    return env
+
+
+def _die_with_parent(parent_pid: int):
+    def preexec() -> None:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+        if os.getppid() != parent_pid:  # the parent died before prctl took effect
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    return preexec
+
+
+class Sidecar:
+    def __init__(self, settings: Settings, command: list[str] | None = None, env_extra: dict | None = None):
+        cfg = settings.sidecar
+        self.settings = settings
+        self.command = command or [str(cfg.get("node", "node")), str(cfg.get("entry", "/opt/argus-supervisor/dist/bin/argus-supervisor.js")), "serve"]
+        self.env = child_environment(settings, env_extra if env_extra is not None else cfg.get("env"))
+        self.ready_timeout_s = float(cfg.get("ready_timeout_s", 30))
+        self.stop_timeout_s = float(cfg.get("stop_timeout_s", 10))
+        self.backoff_initial_s = float(cfg.get("restart_backoff_initial_s", 1))
+        self.backoff_max_s = float(cfg.get("restart_backoff_max_s", 60))
+        self.state = "stopped"
+        self.restarts = 0
+        self.last_exit: int | None = None
+        self._proc: subprocess.Popen | None = None
+        self._lock_fd: int | None = None
+        self._stopping = threading.Event()
+        self._ready = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._guard = threading.Lock()
+
+    # ---- public ------------------------------------------------------------------------------
+
+    @property
+    def pid(self) -> int | None:
+        proc = self._proc
+        return proc.pid if proc and proc.poll() is None else None
+
+    def status(self) -> dict:
+        return {"state": self.state, "pid": self.pid, "restarts": self.restarts, "last_exit": self.last_exit, "socket": self.settings.socket_path}
+
+    def start(self) -> "Sidecar":
+        with self._guard:
+            if self._thread and self._thread.is_alive():
+                return self
+            for folder in (self.settings.state_root, os.path.dirname(self.settings.socket_path), self.settings.plugin_state_dir):
+                os.makedirs(folder, mode=0o700, exist_ok=True)
+            self._take_lock()
+            self._stopping.clear()
+            self.state = "starting"
+            self._thread = threading.Thread(target=self._run, name="argus-serve-sidecar", daemon=True)
+            self._thread.start()
+            atexit.register(self.stop)
+        return self
+
+    def wait_ready(self, timeout_s: float | None = None) -> bool:
+        return self._ready.wait(self.ready_timeout_s if timeout_s is None else timeout_s)
+
+    def stop(self) -> None:
+        with self._guard:
+            self._stopping.set()
+            self._terminate()
+            if self._thread and self._thread is not threading.current_thread():
+                self._thread.join(self.stop_timeout_s + 5)
+            self._terminate()  # a child spawned while stop() was on its way
+            self._thread = None
+            self.state = "stopped"
+            self._ready.clear()
+            self._release_lock()
+
+    # ---- the monitor thread (it is the child's parent, for PR_SET_PDEATHSIG) -------------------
+
+    def _run(self) -> None:
+        backoff = self.backoff_initial_s
+        while not self._stopping.is_set():
+            started = time.monotonic()
+            try:
+                self._spawn()
+            except SidecarError as error:
+                self.state = f"failed:{error.code}"
+            else:
+                if self._stopping.is_set():  # stop() came while we were spawning
+                    self._terminate()
+                    break
+                self._watch_until_exit()
+            if self._stopping.is_set():
+                break
+            if time.monotonic() - started >= STABLE_RUN_S:
+                backoff = self.backoff_initial_s
+            self.state = "restarting"
+            self._ready.clear()
+            if self._stopping.wait(backoff):
+                break
+            backoff = min(backoff * 2, self.backoff_max_s)
+            self.restarts += 1
+
+    def _spawn(self) -> None:
+        self._clear_stale_socket()
+        log_path = os.path.join(self.settings.plugin_state_dir, "serve.log")
+        if os.path.exists(log_path) and os.path.getsize(log_path) > LOG_LIMIT_BYTES:
+            os.replace(log_path, log_path + ".1")
+        log_fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        try:
+            self._proc = subprocess.Popen(
+                self.command,
+                env=self.env,
+                cwd=self.settings.state_root,
+                stdin=subprocess.DEVNULL,
+                stdout=log_fd,
+                stderr=log_fd,
+                start_new_session=True,
+                preexec_fn=_die_with_parent(os.getpid()),
+                close_fds=True,
+            )
+        except OSError as error:
+            raise SidecarError("spawn_failed", f"{self.command[0]} could not start ({error.strerror})") from None
+        finally:
+            os.close(log_fd)
+
+    def _watch_until_exit(self) -> None:
+        proc = self._proc
+        assert proc is not None
+        deadline = time.monotonic() + self.ready_timeout_s
+        while proc.poll() is None and not self._stopping.is_set():
+            if not self._ready.is_set():
+                if self._answers_health():
+                    self.state = "ready"
+                    self._ready.set()
+                elif time.monotonic() > deadline:
+                    self.state = "failed:not_ready"
+                    self._terminate()
+                    break
+            self._stopping.wait(0.1 if not self._ready.is_set() else 0.5)
+        if self._stopping.is_set():
+            return
+        self.last_exit = proc.wait()
+        self._kill_group(proc.pid, signal.SIGKILL)  # anything the dead child left in its group
+
+    def _answers_health(self) -> bool:
+        try:
+            return self.settings.client().public_health().get("status") == "ok"
+        except ArgusError:
+            return False
+
+    # ---- stopping ----------------------------------------------------------------------------
+
+    def _terminate(self) -> None:
+        proc = self._proc
+        if proc is None:
+            return
+        if proc.poll() is None:
+            self._kill_group(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(self.stop_timeout_s)
+            except subprocess.TimeoutExpired:
+                self._kill_group(proc.pid, signal.SIGKILL)
+                proc.wait()
+        self.last_exit = proc.returncode
+        self._kill_group(proc.pid, signal.SIGKILL)
+
+    @staticmethod
+    def _kill_group(pgid: int, sig: int) -> None:
+        try:
+            os.killpg(pgid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    def _clear_stale_socket(self) -> None:
+        path = self.settings.socket_path
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            return
+        if not stat.S_ISSOCK(st.st_mode):
+            raise SidecarError("socket_path_unusable", f"{path} exists and is not a socket")
+        probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        probe.settimeout(1)
+        try:
+            probe.connect(path)
+        except (ConnectionRefusedError, FileNotFoundError):
+            os.unlink(path)  # left by a killed serve: nothing listens there
+            return
+        except OSError:
+            return
+        finally:
+            probe.close()
+        raise SidecarError("socket_in_use", f"something already answers on {path}")
+
+    # ---- one sidecar per state root ----------------------------------------------------------
+
+    def _take_lock(self) -> None:
+        path = os.path.join(self.settings.plugin_state_dir, "sidecar.lock")
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise SidecarError("sidecar_running", f"another sidecar runs for {self.settings.state_root}") from None
+        self._lock_fd = fd
+
+    def _release_lock(self) -> None:
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
