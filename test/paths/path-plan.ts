@@ -49,6 +49,8 @@ export interface PlannedPath {
    */
   target: string;
   root: RootName;
+  /** Foreman runs in this path's world (every read in it says so: Foreman's availability is the process's, not a read's). */
+  foreman: boolean;
   steps: PlannedStep[];
 }
 
@@ -82,16 +84,19 @@ function arrowsByState(steps: readonly Step[]): Map<string, Map<string, Step>> {
 }
 
 /** The roots as snapshots, in the order ties are broken. */
-function rootSnapshots(): [RootName, Snap][] {
+function rootSnapshots(): [RootName, Snap, boolean][] {
   const [start] = initialTransition(machine, INPUT);
   const [argus] = initialTransition(machine, decisionInput(INPUT));
   const [unbound] = initialTransition(machine, { ...INPUT, binding: UNBOUND });
   const [argusRestored] = decisionRoots(machine, INPUT, (p) => restore(machine, p));
+  // The Argus roots twice: with Foreman off, then on (the authority alphabet's reads say off).
   return [
-    ['start', start],
-    ['argus', argus],
-    ['unbound', unbound],
-    ['argus-restored', argusRestored!],
+    ['start', start, false],
+    ['argus', argus, false],
+    ['argus', argus, true],
+    ['unbound', unbound, false],
+    ['argus-restored', argusRestored!, false],
+    ['argus-restored', argusRestored!, true],
   ];
 }
 
@@ -99,14 +104,14 @@ function rootSnapshots(): [RootName, Snap][] {
  * The shortest path to every state reachable from `root` over the traversal's arrows: the
  * library walks a logic that looks each arrow up instead of taking it.
  */
-function pathsFrom(root: Snap, arrows: Map<string, Map<string, Step>>, inOrder: boolean): Map<string, Step[]> {
+function pathsFrom(root: Snap, arrows: Map<string, Map<string, Step>>, inOrder: boolean, foreman: boolean): Map<string, Step[]> {
   const keys = new WeakMap<Snap, string>();
   const keyOf = (s: Snap): string => {
     let key = keys.get(s);
     if (key === undefined) keys.set(s, (key = serializeState(s)));
     return key;
   };
-  const all = (s: Snap) => new Map([...(arrows.get(keyOf(s)) ?? [])].filter(([, step]) => reducible(s, step.event)));
+  const all = (s: Snap) => new Map([...(arrows.get(keyOf(s)) ?? [])].filter(([, step]) => reducible(s, step.event, foreman)));
   // In order: while an effect is in flight (a read included), only effect answers come next.
   const out = (s: Snap): Map<string, Step> => {
     if (!inOrder || !busy(s)) return all(s);
@@ -152,8 +157,9 @@ function pathsFrom(root: Snap, arrows: Map<string, Map<string, Step>>, inOrder: 
  * evidence (an artifact added) only against a previous view (never on the first read). Paths
  * through such answers could never be driven.
  */
-function reducible(s: Snap, e: CampaignEvent): boolean {
+function reducible(s: Snap, e: CampaignEvent, foreman: boolean): boolean {
   if (e.type !== 'READ_DONE' || !e.output.ok || !e.output.observation) return true;
+  if (e.output.observation.foremanEnabled !== foreman) return false;
   const events = e.output.observation.events;
   const before = s.context.remote;
   if (events.some((x) => x.class === 'BLOCKED') && before !== null && (before.state === 'input-required' || before.state === 'auth-required')) return false;
@@ -176,12 +182,12 @@ export function buildPlan(): Plan {
   // Paths whose effects answer in the order they were started come first: the running system
   // drives those with one command each. Others (a TICK while a claim is in flight) only where
   // no such path takes the transition.
-  type Chosen = { root: RootName; path: Step[]; last: Step; length: number };
+  type Chosen = { root: RootName; foreman: boolean; path: Step[]; last: Step; length: number };
   // Every root's shortest paths, in order first (see pathsFrom), then any order.
-  const walks = [true, false].map((inOrder) => ({ inOrder, roots: rootSnapshots().map(([name, snap]) => ({ name, snap, paths: pathsFrom(snap, arrows, inOrder) })) }));
+  const walks = [true, false].map((inOrder) => ({ inOrder, roots: rootSnapshots().map(([name, snap, foreman]) => ({ name, snap, foreman, paths: pathsFrom(snap, arrows, inOrder, foreman) })) }));
   /** The arrows out of each reached state, with the path there, shortest first (ties: root order). */
   const sorted = new Map<boolean, { root: (typeof walks)[number]['roots'][number]; stateKey: string; path: Step[] }[]>();
-  function* candidates(inOrder: boolean): Generator<{ root: RootName; path: Step[]; last: Step }> {
+  function* candidates(inOrder: boolean): Generator<{ root: RootName; foreman: boolean; path: Step[]; last: Step }> {
     let all = sorted.get(inOrder);
     if (!all) {
       const walk = walks.find((w) => w.inOrder === inOrder)!;
@@ -193,8 +199,8 @@ export function buildPlan(): Plan {
       const end = path.length ? path[path.length - 1]!.nextState : root.snap;
       for (const last of arrows.get(stateKey)?.values() ?? []) {
         if (inOrder && busy(end) && !isAnswer(last.event)) continue;
-        if (!reducible(end, last.event)) continue;
-        yield { root: root.name, path, last };
+        if (!reducible(end, last.event, root.foreman)) continue;
+        yield { root: root.name, foreman: root.foreman, path, last };
       }
     }
   }
@@ -204,14 +210,15 @@ export function buildPlan(): Plan {
   const best = new Map<string, Chosen>();
   for (const inOrder of [true, false]) {
     const found = new Map<string, Chosen>();
-    for (const { root, path, last } of candidates(inOrder)) {
-      for (const t of last.taken) if (!found.has(t.id)) found.set(t.id, { root, path, last, length: path.length + 1 });
+    for (const { root, foreman, path, last } of candidates(inOrder)) {
+      for (const t of last.taken) if (!found.has(t.id)) found.set(t.id, { root, foreman, path, last, length: path.length + 1 });
     }
     for (const [id, chosen] of found) if (!best.has(id)) best.set(id, chosen);
   }
-  const toPlanned = (target: string, chosen: { root: RootName; path: Step[]; last: Step }): PlannedPath => ({
+  const toPlanned = (target: string, chosen: { root: RootName; foreman: boolean; path: Step[]; last: Step }): PlannedPath => ({
     target,
     root: chosen.root,
+    foreman: chosen.foreman,
     steps: [...chosen.path, chosen.last].map((step) => plannedStep(step.state, step.event, step)),
   });
   const paths: PlannedPath[] = [];
@@ -239,10 +246,10 @@ export function buildPlan(): Plan {
       const ticked = new Set(paths.filter((p) => p.root === root.name).flatMap((p) => p.steps.flatMap((s) => s.taken)));
       // The first (shortest) candidate from this root for each TICK arrow it has no path through yet.
       const wanted = (declared as DeclaredTransition[]).filter((d) => d.event === 'TICK' && !ticked.has(d.id)).map((d) => d.id);
-      const first = new Map<string, { root: RootName; path: Step[]; last: Step }>();
+      const first = new Map<string, { root: RootName; foreman: boolean; path: Step[]; last: Step }>();
       for (const inOrder of [true, false]) {
         for (const c of candidates(inOrder)) {
-          if (c.root !== root.name) continue;
+          if (c.root !== root.name || c.foreman !== root.foreman) continue;
           for (const x of c.last.taken) if (wanted.includes(x.id) && !first.has(x.id)) first.set(x.id, c);
         }
       }

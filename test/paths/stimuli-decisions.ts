@@ -33,7 +33,8 @@ const PAST_BUDGET_MS = 11_000;
  */
 export function argusWorldFor(path: PlannedPath): { argus?: ArgusWorldOptions } {
   if (path.root !== 'argus' && path.root !== 'argus-restored') return {};
-  const foreman = path.steps.some((s) => /foremanAssess/.test(String(s.event.type)) || s.taken.some((t) => t.includes('observationWantsForeman')));
+  // The plan says whether Foreman runs (every read of the path agrees); an older plan did not.
+  const foreman = path.foreman ?? path.steps.some((s) => /foremanAssess/.test(String(s.event.type)) || s.taken.some((t) => t.includes('observationWantsForeman')));
   return { argus: { foreman, restored: path.root === 'argus-restored' } };
 }
 
