@@ -116,12 +116,14 @@ export class World {
 
   /**
    * Jumps a task to the first phase of its script in `state` (a change between two reads that
-   * no poll made: driven tests script the remote with it). False when the script has no such phase.
+   * no poll made: driven tests script the remote with it). False when the script has no such
+   * phase, or the task has finished.
    */
   moveTo(taskId: string, state: SimState): boolean {
     const task = this.require(taskId);
     const phase = task.script.phases.findIndex((p) => p.state === state);
-    if (phase < 0 || task.canceled) return false;
+    // A finished task never changes (A2A's terminal states are final).
+    if (phase < 0 || task.finished) return false;
     task.phase = phase;
     task.inPhase = 0;
     task.touch(this.now());

@@ -45,7 +45,8 @@ export function drivenShard(shard: number): void {
       const dir = process.env.ARGUS_TEST_RUN_DIR;
       if (!dir) return;
       mkdirSync(path.join(dir, 'paths'), { recursive: true });
-      const report: ShardReport = { shard, complete: only === null, results };
+      // Complete only when every planned path of the shard ran to a result (no filter, no `-t`, no crash).
+      const report: ShardReport = { shard, complete: only === null && results.length === mine.length, results };
       writeFileSync(path.join(dir, 'paths', `shard-${shard}.json`), JSON.stringify(report));
     });
   });

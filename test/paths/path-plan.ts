@@ -59,6 +59,8 @@ export interface Plan {
   /** Every guard outcome the chart declares, and those the pure traversal evaluated. */
   declaredOutcomes: string[];
   pureOutcomes: string[];
+  /** Outcomes the traversal reached only through read answers the reducer never gives (no plannable path). */
+  unplannedOutcomes: string[];
   paths: PlannedPath[];
 }
 
@@ -153,7 +155,8 @@ function pathsFrom(root: Snap, arrows: Map<string, Map<string, Step>>, inOrder: 
 /**
  * The alphabet offers every read answer in every state; the reducer does not produce them all
  * (services/reducer/reducer.ts): a BLOCKED event only when the task *enters* an interrupted
- * state (not while it already is), ATTEMPT_COMPLETED only when it enters a terminal one, and new
+ * state (not while it already is), ATTEMPT_COMPLETED only when it enters a terminal one (and a
+ * terminal state is final, A2A: no later read leaves it), and new
  * evidence (an artifact added) only against a previous view (never on the first read). Paths
  * through such answers could never be driven.
  */
@@ -164,8 +167,9 @@ function reducible(s: Snap, e: CampaignEvent, foreman: boolean): boolean {
   const before = s.context.remote;
   if (events.some((x) => x.class === 'BLOCKED') && before !== null && (before.state === 'input-required' || before.state === 'auth-required')) return false;
   if (events.some((x) => x.reason === 'artifact_added') && before === null) return false;
-  // An attempt completes once: a task already seen terminal reports no second ATTEMPT_COMPLETED.
-  if (events.some((x) => x.class === 'ATTEMPT_COMPLETED') && before !== null && ['completed', 'failed', 'canceled', 'rejected'].includes(before.state)) return false;
+  // A2A's terminal states are final: a task seen terminal stays so, and completes only once.
+  const terminal = before !== null && ['completed', 'failed', 'canceled', 'rejected'].includes(before.state);
+  if (terminal && (e.output.observation.view.state !== before.state || events.some((x) => x.class === 'ATTEMPT_COMPLETED'))) return false;
   return true;
 }
 
@@ -261,5 +265,7 @@ export function buildPlan(): Plan {
       }
     }
   }
-  return { declared: declared.map((d) => d.id), declaredOutcomes: declaredOutcomes(machine), pureOutcomes: [...guardOutcomes].sort(), paths };
+  const planned = new Set(paths.flatMap((p) => p.steps.flatMap((s) => s.guards)));
+  const unplannedOutcomes = [...guardOutcomes].filter((o) => !planned.has(o)).sort();
+  return { declared: declared.map((d) => d.id), declaredOutcomes: declaredOutcomes(machine), pureOutcomes: [...guardOutcomes].sort(), unplannedOutcomes, paths };
 }

@@ -69,7 +69,7 @@ export async function runPath(path: PlannedPath): Promise<PathResult> {
     // The snapshot the store must hold: the model's at its last save point (save-points.ts).
     let saves = new SavePoints(doc.machine.snapshot, model);
     /** Effects whose first request a group held and no answer has released yet. */
-    const heldBefore = new Set<string>();
+    const heldBefore = new Map<string, { release(): number }>();
     for (const group of groups(path.steps)) {
       for (const answer of group.slice(1)) {
         const arranged = await arrange(world, answer.event);
@@ -77,27 +77,33 @@ export async function runPath(path: PlannedPath): Promise<PathResult> {
       }
       // An effect the plan starts but does not let answer within the group is held at the remote.
       const held = heldMethods(group);
-      if (held.length) world.sim.hold(held);
+      const holds = held.map(([answer, method]) => [answer, world.sim.hold([method])] as const);
       // An answer this group plans to an effect an earlier group held: let it go once the command is in.
-      const releasing = world.sim.holding > 0 && group.slice(1).some((a) => heldBefore.has(effectOf(a.event) ?? ''));
+      const releasing = group.slice(1).flatMap((a) => {
+        const handle = heldBefore.get(effectOf(a.event) ?? '');
+        return handle ? [handle] : [];
+      });
       const before = world.requests();
       const performing = perform(world, group[0]!.event);
-      if (releasing) {
+      if (releasing.length) {
         await world.quiet(50);
-        world.sim.releaseHeld();
-        heldBefore.clear();
+        for (const handle of releasing) handle.release();
+        for (const [answer, handle] of heldBefore) if (releasing.includes(handle)) heldBefore.delete(answer);
       }
       const holdingBefore = world.sim.holding;
       // With an effect held, the command may wait for it: the group is over once it is parked and the rest has settled.
       const performed = held.length ? await Promise.race([performing, parked(world, holdingBefore + held.length).then(() => idle(world, performing))]) : await performing;
       if (!performed.ok) throw new Undriven(performed.reason);
-      for (const [, answer, method] of EFFECT_STATES) if (held.includes(method)) heldBefore.add(answer);
+      for (const [answer, handle] of holds) heldBefore.set(answer, handle);
       await settle(world, world.sim.holding > 0);
       const received = world.drain().filter((r) => !LIFECYCLE.has(r.event.type));
       // PATHS_DEBUG=1: what the actor received in each group.
       if (process.env.PATHS_DEBUG === "1") console.log(JSON.stringify(received.map((r) => [r.event.type, r.taken])));
       const restarted = performed.restarted === true;
       const invoked: string[] = [];
+      // Credited only once every check of the group has passed.
+      const groupTaken = new Set<string>();
+      const groupGuards = new Set<string>();
       if (restarted) {
         // The actor was rebuilt from the document: the model is too, the way the host does it.
         const restored = restoreModel(doc.machine.snapshot, new Date(world.now()), world.startEnvironment() as HostEnvironment);
@@ -111,8 +117,8 @@ export async function runPath(path: PlannedPath): Promise<PathResult> {
       for (const r of received) {
         const step = modelStep(model, r.event);
         if (!isDeepStrictEqual(step.taken, r.taken)) throw new Disagreement(`${describe(r.event)}: the live actor took ${JSON.stringify(r.taken)}, the model ${JSON.stringify(step.taken)}`);
-        for (const id of step.taken) taken.add(id);
-        for (const g of step.guards) guards.add(g);
+        for (const id of step.taken) groupTaken.add(id);
+        for (const g of step.guards) groupGuards.add(g);
         invoked.push(...step.invoked);
         model = step.next;
         saves.step(model, step.emitted);
@@ -123,7 +129,9 @@ export async function runPath(path: PlannedPath): Promise<PathResult> {
       // the guards it evaluated count as driven when the model refuses it with the same code.
       if (performed.refused && !received.length) {
         const event = asSent(group[0]!.event, model, world.now());
-        if (explainRefusal(model, event as never) === performed.refused) for (const g of modelStep(model, event).guards) guards.add(g);
+        const code = explainRefusal(model, event as never);
+        if (code !== performed.refused) throw new Disagreement(`the API refused ${String(event.type)} with ${performed.refused}, the chart's reason is ${code ?? 'none (it takes it)'}`);
+        for (const g of modelStep(model, event).guards) groupGuards.add(g);
       }
       const after = await world.document();
       const persisted = after.machine.snapshot as { value: unknown; context: unknown; status: unknown };
@@ -136,6 +144,8 @@ export async function runPath(path: PlannedPath): Promise<PathResult> {
       const allowed = modelAllowed(model, new Date(world.now()), LEASE_TTL_SECONDS);
       if (!isDeepStrictEqual([...view.allowed_actions].sort(), [...allowed].sort())) throw new Disagreement(`allowed_actions ${JSON.stringify(view.allowed_actions)}, the model can ${JSON.stringify(allowed)}`);
       doc = after;
+      for (const id of groupTaken) taken.add(id);
+      for (const g of groupGuards) guards.add(g);
     }
     return { status: 'driven', target: path.target, taken: [...taken], guards: [...guards], steps: path.steps.length };
   } catch (error) {
@@ -149,16 +159,30 @@ export async function runPath(path: PlannedPath): Promise<PathResult> {
 
 /** The states that start an effect, the effect's answer, and the remote method its first request calls. */
 const EFFECT_STATES: [state: string, answer: string, method: string][] = [
-  ['"claiming"', 'claimLease', CONTROL_METHODS.leaseClaim],
-  ['"renewing"', 'renewLease', CONTROL_METHODS.leaseRenew],
-  ['"verifying"', 'readLease', CONTROL_METHODS.leaseGet],
-  ['"resolving"', 'readBackIntent', CONTROL_METHODS.requestGet],
+  ['claiming', 'claimLease', CONTROL_METHODS.leaseClaim],
+  ['controlling.renewing', 'renewLease', CONTROL_METHODS.leaseRenew],
+  ['controlling.verifying', 'readLease', CONTROL_METHODS.leaseGet],
+  ['ambiguous-intent.resolving', 'readBackIntent', CONTROL_METHODS.requestGet],
 ];
 
+/** The authority region's state as a dotted path (`controlling.verifying`); the attention region's `idle.verifying` is not it. */
+function authorityOf(value: unknown): string {
+  let node = (value as { active?: { authority?: unknown } })?.active?.authority;
+  const parts: string[] = [];
+  while (node && typeof node === 'object') {
+    const [key, inner] = Object.entries(node)[0] ?? [];
+    if (key === undefined) break;
+    parts.push(key);
+    node = inner;
+  }
+  if (typeof node === 'string') parts.push(node);
+  return parts.join('.');
+}
+
 /** The remote methods to hold for a group: effects it enters whose answers it does not plan. */
-function heldMethods(group: readonly PlannedStep[]): string[] {
-  const values = group.map((s) => JSON.stringify(s.value)).join(' ');
-  return EFFECT_STATES.filter(([state, answer]) => values.includes(state) && !group.some((s) => String(s.event.type).endsWith(`.actor.${answer}`))).map(([, , method]) => method);
+function heldMethods(group: readonly PlannedStep[]): [answer: string, method: string][] {
+  const states = new Set(group.map((s) => authorityOf(s.value)));
+  return EFFECT_STATES.filter(([state, answer]) => states.has(state) && !group.some((s) => String(s.event.type).endsWith(`.actor.${answer}`))).map(([, answer, method]) => [answer, method]);
 }
 
 /** Resolves once the simulator holds `count` requests and the campaign has taken what came before. */
