@@ -7,8 +7,12 @@
  * live outside the run directory (the end-of-run scan would report the key file itself); this
  * test scans them here instead, every file but the key files, and the recorded output is in the
  * run directory for the global scan.
+ *
+ * python3 runs as the leader of its own process group; if the test's timeout fires, afterAll
+ * SIGKILLs that group, and each `serve` the Python tests started (in sessions of their own)
+ * goes with it through its parent-death signal, so no orphan outlives the run.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,7 +28,18 @@ const keyFileName = 'local-api-key';
 
 /** Outside the run directory (os.tmpdir() is the run directory during a run): see above. */
 const keyHome = mkdtempSync(path.join('/tmp', 'argus-a0-key-'));
-afterAll(() => removeScratch(keyHome));
+let python: ChildProcess | undefined;
+afterAll(() => {
+  // Still running only when the test timed out: end python and its whole group.
+  if (python?.pid !== undefined && python.exitCode === null && python.signalCode === null) {
+    try {
+      process.kill(-python.pid, 'SIGKILL');
+    } catch {
+      // the group is already gone
+    }
+  }
+  removeScratch(keyHome);
+});
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -55,9 +70,11 @@ describe('the Agent Zero plugin (python3 -m unittest discover)', () => {
           ARGUS_A0_STATE_BASE: stateBase,
         },
         stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true, // its own process group, so afterAll can end the group
       }),
       'agent-zero-unittest',
     );
+    python = child;
     let output = '';
     child.stdout.on('data', (c: Buffer) => (output += c.toString()));
     child.stderr.on('data', (c: Buffer) => (output += c.toString()));

@@ -6,7 +6,9 @@ Environment (set by test/integrations/agent-zero.test.ts; all optional when run 
 - ARGUS_A0_REQUIRE_SERVE=1: a missing entry or node fails instead of skipping.
 - ARGUS_A0_TEST_KEY_FILE: a 0600 file holding the key to give serve (copied as each state
   root's local-api-key, which serve then reuses); without it serve generates its own.
-- ARGUS_A0_STATE_BASE: where state roots go (default: the temp folder).
+- ARGUS_A0_STATE_BASE: where state roots go. The caller owns that folder: it scans the roots
+  after the run and removes them. Without it, each root is a temp folder removed when the test
+  that made it ends (it holds a 0600 key file).
 """
 from __future__ import annotations
 
@@ -59,10 +61,16 @@ def test_key() -> str | None:
         return handle.read().strip()
 
 
-def new_state_root(label: str) -> str:
-    """A fresh state root (0700); holds the test key as its local-api-key when one is given."""
+def new_state_root(test: unittest.TestCase | type, label: str) -> str:
+    """A fresh state root (0700); holds the test key as its local-api-key when one is given.
+
+    `test` is the test (or, from setUpClass, its class) whose cleanup removes the root, unless
+    ARGUS_A0_STATE_BASE names a folder the caller scans and removes itself."""
     base = os.environ.get("ARGUS_A0_STATE_BASE") or None
     root = tempfile.mkdtemp(prefix=f"a0-{label}-", dir=base)
+    if base is None:
+        cleanup = test.addClassCleanup if isinstance(test, type) else test.addCleanup
+        cleanup(shutil.rmtree, root, ignore_errors=True)
     os.chmod(root, 0o700)
     key = test_key()
     if key is not None:
@@ -82,6 +90,12 @@ def plugin_config(root: str, **sidecar) -> dict:
     }
 
 
+def die_with_parent(parent_pid: int):
+    from usr.plugins.argus_supervisor.helpers.sidecar import _die_with_parent
+
+    return _die_with_parent(parent_pid)
+
+
 class ServeChild:
     """`node dist/bin/argus-supervisor.js serve` on a Unix socket, its output to <root>/serve-test.log."""
 
@@ -92,7 +106,17 @@ class ServeChild:
         os.makedirs(os.path.dirname(self.socket_path), mode=0o700, exist_ok=True)
         env = {"PATH": os.environ.get("PATH", ""), "ARGUS_SUPERVISOR_STATE_ROOT": root, "ARGUS_SUPERVISOR_SOCKET": self.socket_path}
         self.log = open(os.path.join(root, "serve-test.log"), "ab")
-        self.proc = subprocess.Popen([shutil.which("node") or "node", entry, "serve"], env=env, stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log, start_new_session=True)
+        # Its own session (so a signal to the test's group does not reach it first), and the same
+        # parent-death signal the sidecar gives serve: a test run killed outright leaves no serve.
+        self.proc = subprocess.Popen(
+            [shutil.which("node") or "node", entry, "serve"],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=self.log,
+            stderr=self.log,
+            start_new_session=True,
+            preexec_fn=die_with_parent(os.getpid()),
+        )
 
     def wait_ready(self, client, timeout_s: float = 20) -> None:
         from usr.plugins.argus_supervisor.helpers.argus_client import ArgusError

@@ -14,7 +14,7 @@ class ClientAgainstServe(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         entry = support.require_serve(cls)  # type: ignore[arg-type]
-        cls.root = support.new_state_root("client")
+        cls.root = support.new_state_root(cls, "client")
         cls.serve = support.ServeChild(entry, cls.root)
         cls.client = ArgusClient(cls.serve.socket_path, cls.serve.key_file, connect_timeout_s=2, request_timeout_s=5)
         cls.serve.wait_ready(cls.client)

@@ -14,6 +14,9 @@ from helpers.extension import Extension
 from helpers.tool import Tool
 
 ROUTES = {"health", "status", "campaigns", "campaign_action", "events"}
+# A YAML key (at any depth, in a list item, quoted or not) whose name holds a secret's word
+# anywhere: `a2a_token:` and `openai_api_key:` too, which `\b(token)` misses (`_` is a word character).
+SECRET_KEY = re.compile(r"(?im)^[ \t-]*[\"']?[\w.-]*(api_?key|token|secret|password|passwd)[\w.-]*[\"']?[ \t]*:")
 
 
 def subclasses_in(module, base) -> list:
@@ -50,8 +53,17 @@ class PluginLayout(unittest.TestCase):
             config = yaml.safe_load(handle)
         self.assertEqual(config["state_root"], "/a0/usr/argus-supervisor")
         flat = yaml.safe_dump(config)
-        self.assertNotRegex(flat, r"(?i)\b(api_key|token|secret|password)\s*:")
+        with open(os.path.join(support.PLUGIN_DIR, "default_config.yaml"), encoding="utf-8") as handle:
+            raw = handle.read()
+        self.assertNotRegex(flat, SECRET_KEY)
+        self.assertNotRegex(raw, SECRET_KEY)
         self.assertEqual(config["key_file"], "")  # a path (empty: <state root>/local-api-key)
+
+    def test_the_secret_key_check_can_fail(self):
+        for caught in ("a2a_token: x", "api_key: x", "sidecar:\n  env:\n    OPENAI_API_KEY: x", "- token: x", '"client_secret": x', "db_password : x"):
+            self.assertRegex(caught, SECRET_KEY, caught)
+        for passed in ("key_file: ''", "state_root: /a0", "# never put a token here: no", "request_timeout_s: 15"):
+            self.assertNotRegex(passed, SECRET_KEY, passed)
 
     def test_each_api_file_exposes_exactly_one_handler_the_host_picks(self):
         files = sorted(glob.glob(os.path.join(support.PLUGIN_DIR, "api", "*.py")))

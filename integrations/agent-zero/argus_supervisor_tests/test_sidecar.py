@@ -7,10 +7,13 @@ import subprocess
 import sys
 import textwrap
 import unittest
+from unittest import mock
 
 from argus_supervisor_tests import support
 from usr.plugins.argus_supervisor.helpers import settings as plugin_settings
 from usr.plugins.argus_supervisor.helpers.sidecar import Sidecar, SidecarError, child_environment
+
+SLEEPER = [sys.executable, "-c", "import time; time.sleep(120)"]  # a child that never answers /health
 
 HOST_SCRIPT = textwrap.dedent(
     """
@@ -30,7 +33,7 @@ HOST_SCRIPT = textwrap.dedent(
 class SidecarRuns(unittest.TestCase):
     def setUp(self):
         support.require_serve(self)
-        self.root = support.new_state_root("sidecar")
+        self.root = support.new_state_root(self, "sidecar")
         self.config = support.plugin_config(self.root, enabled=True)
         self.settings = plugin_settings.from_config(self.config)
 
@@ -59,7 +62,7 @@ class SidecarRuns(unittest.TestCase):
     def test_a_host_stopping_or_killed_leaves_no_process(self):
         for how in (signal.SIGTERM, signal.SIGKILL):
             with self.subTest(host_signal=how.name):
-                root = support.new_state_root(f"host-{how.name.lower()}")
+                root = support.new_state_root(self, f"host-{how.name.lower()}")
                 config = support.plugin_config(root, enabled=True)
                 script = HOST_SCRIPT.format(standins=support.STANDINS, root=support.ROOT, config=config)
                 with open(os.path.join(root, "host.log"), "wb") as log:
@@ -90,6 +93,58 @@ class SidecarRuns(unittest.TestCase):
         self.assertEqual([n for n in names if any(s in n for s in ("KEY", "TOKEN", "SECRET", "PASSWORD"))], [])
         # Nothing under the state root holds the key but the key file itself.
         self.assertEqual(support.files_containing(self.root, key, {self.settings.key_file}), [])
+
+
+class SidecarNeverSignalsAReapedGroup(unittest.TestCase):
+    """Once the child is reaped its pid (= its group id) can belong to anyone: a second stop(), or
+    the atexit stop after a stop(), must not send it a signal. The child is a plain sleeper
+    (no serve needed); os.killpg is wrapped by a recorder that notes whether the group leader was
+    still unreaped (running or a zombie of ours) at each call."""
+
+    def setUp(self):
+        self.root = support.new_state_root(self, "reaped")
+        self.settings = plugin_settings.from_config(support.plugin_config(self.root, enabled=True, ready_timeout_s=60))
+        self.calls: list[tuple[int, int, bool]] = []
+        real_killpg = os.killpg
+
+        def recording_killpg(pgid, sig):
+            self.calls.append((pgid, sig, unreaped_child(pgid)))
+            return real_killpg(pgid, sig)
+
+        patcher = mock.patch.object(os, "killpg", recording_killpg)
+        patcher.start()
+        self.addCleanup(patcher.stop)
+
+    def test_stop_twice_then_atexit_signal_only_a_live_group(self):
+        registered = []
+        with mock.patch("atexit.register", side_effect=registered.append):
+            sidecar = Sidecar(self.settings, command=SLEEPER).start()
+            self.addCleanup(sidecar.stop)
+            self.assertTrue(support.wait_until(lambda: sidecar.pid is not None, 10), sidecar.status())
+            pid = sidecar.pid
+            sidecar.stop()
+            self.assertFalse(support.alive(pid))
+            signalled = [c for c in self.calls if c[0] == pid]
+            self.assertIn((pid, signal.SIGTERM, True), signalled)
+            sidecar.stop()  # a second stop
+            for stop in registered:  # what atexit runs when the host exits
+                stop()
+            sidecar.start()  # started again: still one atexit registration
+            self.assertTrue(support.wait_until(lambda: sidecar.pid not in (None, pid), 10), sidecar.status())
+            sidecar.stop()
+        self.assertEqual([c for c in self.calls if not c[2]], [], f"signalled a reaped group: {self.calls}")
+        self.assertEqual(registered, [sidecar.stop])
+        self.assertEqual([c for c in self.calls if c[0] == pid], signalled)  # nothing more to the first pid
+        self.assertIsNone(sidecar._proc)
+
+
+def unreaped_child(pid: int) -> bool:
+    """True if `pid` is a child of this process whose exit status nobody has collected yet."""
+    try:
+        os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except ChildProcessError:
+        return False
+    return True
 
 
 if __name__ == "__main__":

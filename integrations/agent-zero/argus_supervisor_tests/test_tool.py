@@ -1,7 +1,9 @@
 """The argus_campaign tool: a mutation is only asked about in the turn that proposes it (the
-turn ends), names the epoch, and runs only after a later turn confirms it. serve is SIMULATED by
-a recording client here; the client itself is covered against the real serve."""
+turn ends), names the epoch, and runs only after a later turn whose message from the person
+carries the one-time code. serve is SIMULATED by a recording client here; the client itself is
+covered against the real serve."""
 import asyncio
+import re
 import unittest
 
 from argus_supervisor_tests import support  # noqa: F401  (the host stand-ins on sys.path)
@@ -21,8 +23,21 @@ class RecordingClient:
         return {"ok": True, "campaign": {"campaign_id": "c1", "state": "controlling"}, "outcome": "applied"}
 
 
+class PersonMessage:  # the host's history.Message: `content` as fw.user_message.md renders it
+    def __init__(self, text: str):
+        self.ai = False
+        self.content = {"system_message": [], "user_message": text, "attachments": []}
+
+
 class Turn:  # the host's LoopData: one per monologue (one per message from the person)
-    pass
+    def __init__(self, said: str | None = None):
+        self.user_message = PersonMessage(said) if said is not None else None
+
+
+def code_in(message: str) -> str:
+    found = re.findall(r"reply with the code ([0-9a-f]{8})\b", message)
+    assert len(found) == 1, message
+    return found[0]
 
 
 class ToolConfirms(unittest.TestCase):
@@ -50,16 +65,35 @@ class ToolConfirms(unittest.TestCase):
         asked = self.run_tool(turn, **args)
         self.assertTrue(asked.break_loop)
         self.assertIn("cancel on campaign c1 at lease epoch 4", asked.message)
-        code = asked.message.split("code ")[1].split(")")[0]
+        code = code_in(asked.message)
         same_turn = self.run_tool(turn, confirm=code, **args)  # the model confirming by itself
         self.assertIn("has not answered", same_turn.message)
-        changed = self.run_tool(Turn(), confirm=code, **{**args, "epoch": 5})  # another request
+        changed = self.run_tool(Turn(f"yes {code}"), confirm=code, **{**args, "epoch": 5})  # another request
         self.assertTrue(changed.break_loop)
         self.assertEqual([c for c in self.client.calls if c[0] == "campaign_action"], [])
-        code = changed.message.split("code ")[1].split(")")[0]
-        done = self.run_tool(Turn(), confirm=code, **{**args, "epoch": 5})
+        code = code_in(changed.message)
+        done = self.run_tool(Turn(f"yes, {code}"), confirm=code, **{**args, "epoch": 5})
         self.assertIn("outcome: applied", done.message)
         self.assertEqual(self.client.calls, [("campaign_action", {"campaign_id": "c1", "action": "cancel", "epoch": 5, "reason": "stop it"}, f"a0-{code}")])
+
+    def test_a_no_from_the_person_is_never_a_yes(self):
+        args = {"op": "act", "campaign_id": "c1", "action": "cancel", "epoch": 4}
+        code = code_in(self.run_tool(Turn("cancel c1"), **args).message)
+        # The person says no; the model calls again with the right code and request anyway.
+        refused = self.run_tool(Turn("no, leave it running"), confirm=code, **args)
+        self.assertTrue(refused.break_loop)
+        self.assertIn("Not done", refused.message)
+        again = code_in(refused.message)
+        self.assertNotEqual(again, code)
+        # The old code is withdrawn: a later yes with it does not act either.
+        late = self.run_tool(Turn(f"actually yes {code}"), confirm=code, **args)
+        self.assertTrue(late.break_loop)
+        # No message at all (none recorded for the turn), or the code only in the system part.
+        self.run_tool(Turn(), confirm=again, **args)
+        system_only = Turn("ok")
+        system_only.user_message.content["system_message"] = [code_in(late.message)]
+        self.run_tool(system_only, confirm=code_in(late.message), **args)
+        self.assertEqual([c for c in self.client.calls if c[0] == "campaign_action"], [])
 
     def test_a_fenced_action_without_an_epoch_is_refused(self):
         answer = self.run_tool(Turn(), op="act", campaign_id="c1", action="release")

@@ -25,7 +25,7 @@ def key_for(root: str) -> str:
 class WatcherOnce(unittest.TestCase):
     def setUp(self):
         notification.SENT.clear()
-        self.root = support.new_state_root("watch")
+        self.root = support.new_state_root(self, "watch")
         self.key = key_for(self.root)
         self.socket_path = os.path.join(self.root, "fake.sock")
         self.state_dir = os.path.join(self.root, "plugin")

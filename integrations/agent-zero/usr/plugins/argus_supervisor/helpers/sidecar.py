@@ -8,7 +8,9 @@
   A SIGKILLed child leaves its socket file behind; it is removed only when nothing answers on
   it (`serve`'s owner lock guards the state root itself).
 - A clean stop: SIGTERM to the child's own process group (it was started in a new session, so
-  anything it started goes too), SIGKILL after the stop timeout. Registered with atexit, and the
+  anything it started goes too), SIGKILL after the stop timeout. A group is signalled only while
+  its leader is not yet reaped (running, or a zombie we hold): once reaped, its pid (the group id)
+  may belong to an unrelated process, so nothing is sent to it again. Registered with atexit once, and the
   child also gets SIGTERM from the kernel if the thread that started it dies (PR_SET_PDEATHSIG),
   so a host killed outright leaves no orphan.
 - One instance per state root: an exclusive flock on <state root>/plugin/sidecar.lock.
@@ -64,6 +66,36 @@ def _die_with_parent(parent_pid: int):
     return preexec
 
 
+def _leader_reaped(proc: subprocess.Popen) -> bool:
+    """True once the child's exit status was collected (by us, or by anyone else)."""
+    if proc.returncode is not None:
+        return True
+    try:
+        os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except ChildProcessError:
+        return True  # not our child any more: reaped elsewhere
+    return False
+
+
+def _leader_exited(proc: subprocess.Popen) -> bool:
+    """True when the child has exited, without reaping it (WNOWAIT), so its pid stays reserved."""
+    if proc.returncode is not None:
+        return True
+    try:
+        return os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except ChildProcessError:
+        return True
+
+
+def _wait_leader_exit(proc: subprocess.Popen, timeout_s: float | None) -> bool:
+    deadline = None if timeout_s is None else time.monotonic() + timeout_s
+    while not _leader_exited(proc):
+        if deadline is not None and time.monotonic() >= deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
 class Sidecar:
     def __init__(self, settings: Settings, command: list[str] | None = None, env_extra: dict | None = None):
         cfg = settings.sidecar
@@ -83,13 +115,17 @@ class Sidecar:
         self._ready = threading.Event()
         self._thread: threading.Thread | None = None
         self._guard = threading.Lock()
+        # Held while checking that the leader is unreaped and signalling its group, and while
+        # reaping it, so no thread signals a pid another thread has just given back to the kernel.
+        self._reap_lock = threading.Lock()
+        self._atexit_registered = False
 
     # ---- public ------------------------------------------------------------------------------
 
     @property
     def pid(self) -> int | None:
         proc = self._proc
-        return proc.pid if proc and proc.poll() is None else None
+        return proc.pid if proc and not _leader_exited(proc) else None
 
     def status(self) -> dict:
         return {"state": self.state, "pid": self.pid, "restarts": self.restarts, "last_exit": self.last_exit, "socket": self.settings.socket_path}
@@ -105,7 +141,9 @@ class Sidecar:
             self.state = "starting"
             self._thread = threading.Thread(target=self._run, name="argus-serve-sidecar", daemon=True)
             self._thread.start()
-            atexit.register(self.stop)
+            if not self._atexit_registered:
+                atexit.register(self.stop)
+                self._atexit_registered = True
         return self
 
     def wait_ready(self, timeout_s: float | None = None) -> bool:
@@ -117,7 +155,8 @@ class Sidecar:
             self._terminate()
             if self._thread and self._thread is not threading.current_thread():
                 self._thread.join(self.stop_timeout_s + 5)
-            self._terminate()  # a child spawned while stop() was on its way
+            self._terminate()  # a child spawned while stop() was on its way (a no-op once reaped)
+            self._proc = None
             self._thread = None
             self.state = "stopped"
             self._ready.clear()
@@ -176,7 +215,7 @@ class Sidecar:
         proc = self._proc
         assert proc is not None
         deadline = time.monotonic() + self.ready_timeout_s
-        while proc.poll() is None and not self._stopping.is_set():
+        while not _leader_exited(proc) and not self._stopping.is_set():
             if not self._ready.is_set():
                 if self._answers_health():
                     self.state = "ready"
@@ -188,8 +227,7 @@ class Sidecar:
             self._stopping.wait(0.1 if not self._ready.is_set() else 0.5)
         if self._stopping.is_set():
             return
-        self.last_exit = proc.wait()
-        self._kill_group(proc.pid, signal.SIGKILL)  # anything the dead child left in its group
+        self._reap(proc)  # SIGKILLs anything the dead child left in its group, then reaps it
 
     def _answers_health(self) -> bool:
         try:
@@ -203,22 +241,34 @@ class Sidecar:
         proc = self._proc
         if proc is None:
             return
-        if proc.poll() is None:
-            self._kill_group(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(self.stop_timeout_s)
-            except subprocess.TimeoutExpired:
-                self._kill_group(proc.pid, signal.SIGKILL)
-                proc.wait()
-        self.last_exit = proc.returncode
-        self._kill_group(proc.pid, signal.SIGKILL)
+        if self._signal_group(proc, signal.SIGTERM):
+            if not _wait_leader_exit(proc, self.stop_timeout_s):
+                self._signal_group(proc, signal.SIGKILL)
+                _wait_leader_exit(proc, None)
+        self._reap(proc)
 
-    @staticmethod
-    def _kill_group(pgid: int, sig: int) -> None:
-        try:
-            os.killpg(pgid, sig)
-        except (ProcessLookupError, PermissionError):
-            pass
+    def _signal_group(self, proc: subprocess.Popen, sig: int) -> bool:
+        """Signals the child's group only if its leader is unreaped; False when it is long gone."""
+        with self._reap_lock:
+            if _leader_reaped(proc):
+                return False
+            try:
+                os.killpg(proc.pid, sig)
+            except (ProcessLookupError, PermissionError):
+                pass
+            return True
+
+    def _reap(self, proc: subprocess.Popen) -> None:
+        """Once the leader has exited: SIGKILL what is left in its group (the zombie leader still
+        holds the group id), then reap it. Nothing at all if someone reaped it already."""
+        with self._reap_lock:
+            if _leader_reaped(proc):
+                return
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            self.last_exit = proc.wait()
 
     def _clear_stale_socket(self) -> None:
         path = self.settings.socket_path

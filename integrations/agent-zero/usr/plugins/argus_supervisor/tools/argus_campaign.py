@@ -2,13 +2,16 @@
 
 `act` never mutates on the agent's word alone. Its first call only describes the request (the
 action, the campaign and the epoch it would act at) and ends the agent's turn (break_loop), so
-the question reaches the person; it answers a one-time `confirm` code. The request runs only when
-a later call, in a later turn (a new message from the person started a new monologue), passes
-that code with the same request. The epoch is always named: a fenced action without one is
-refused here, and serve refuses a stale one (`lease_stale_epoch`).
+the question reaches the person with a one-time code. The request runs only when a later call,
+in a later turn (a new message from the person started a new monologue), passes that code with
+the same request AND the person's own latest message (the host's `loop_data.user_message`)
+carries the code. The agent's word is not enough: a "no", or any reply without the code, withdraws
+the code and the question is asked again. The epoch is always named: a fenced action without one
+is refused here, and serve refuses a stale one (`lease_stale_epoch`).
 """
 import asyncio
 import json
+import re
 import secrets
 import time
 import weakref
@@ -60,20 +63,23 @@ class ArgusCampaign(Tool):
             return self._ask(request)
         if monologue() is self.loop_data:
             return Response(message="The person has not answered yet: wait for their reply before confirming.", break_loop=True)
-        PENDING.pop(code, None)
+        PENDING.pop(code, None)  # one answer per code: a refusal withdraws it too
+        if not re.search(rf"\b{re.escape(code)}\b", _person_latest_message(self.loop_data)):
+            return self._ask(request, "Not done: the person's latest message does not carry the code, so it is not a yes.")
         answer = await self._call("campaign_action", request, idempotency_key=f"a0-{code}")
         return Response(message=_describe(answer), break_loop=False)
 
-    def _ask(self, request: dict) -> Response:
+    def _ask(self, request: dict, before: str = "") -> Response:
         code = secrets.token_hex(4)
         PENDING[code] = (request, weakref.ref(self.loop_data), time.monotonic())
         epoch = request.get("epoch")
         at = f" at lease epoch {epoch}" if epoch is not None else " (no lease epoch: this action is not fenced)"
         fields = {k: v for k, v in request.items() if k not in ("action", "campaign_id", "epoch")}
         message = (
-            f"Confirm: {request['action']} on campaign {request['campaign_id']}{at}"
+            (before + " " if before else "")
+            + f"Confirm: {request['action']} on campaign {request['campaign_id']}{at}"
             + (f" with {json.dumps(fields)}" if fields else "")
-            + f". Reply yes to confirm (code {code}), or no."
+            + f". To confirm, reply with the code {code}; any other reply cancels."
         )
         return Response(message=message, break_loop=True)
 
@@ -99,6 +105,22 @@ def _action_request(kwargs: dict) -> dict | str:
         if kwargs.get(name) not in (None, ""):
             request[name] = kwargs[name]
     return request
+
+
+def _person_latest_message(loop_data) -> str:
+    """The text of the person's message that began this monologue.
+
+    The host (agent.py LoopData) keeps it as `user_message: history.Message | None`, whose
+    `content` is the dict its prompt fw.user_message.md (or fw.intervention.md) renders:
+    {"user_message" (or "user_intervention"): text, "attachments": ..., "system_message": ...}; a
+    plain string when a template renders to text. Only the person's own text counts, never the
+    system message beside it.
+    """
+    message = getattr(loop_data, "user_message", None)
+    content = getattr(message, "content", None)
+    if isinstance(content, dict):
+        return "\n".join(str(content[k]) for k in ("user_message", "user_intervention") if isinstance(content.get(k), str))
+    return content if isinstance(content, str) else ""
 
 
 def _line(view: dict) -> str:
