@@ -37,7 +37,8 @@ export function statusText(task: SimTask): string {
       return task.note === null ? line : `${line}; last instruction applied`;
     }
     case 'input-required':
-      return BLOCKER_QUESTION;
+      // Asked again after it was answered (a driver moved it back): a new question, not the old one repeated.
+      return task.asked > 1 ? `${BLOCKER_QUESTION} (question ${task.asked})` : BLOCKER_QUESTION;
     case 'completed':
       return task.script.missionComplete
         ? `Mission complete: target accuracy ${MISSION.targetAccuracy} reached (${MISSION.accuracy}) at step ${p.step}.`

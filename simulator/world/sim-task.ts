@@ -21,6 +21,8 @@ export class SimTask {
   interventions = 0;
   /** Checkpoints the training published so far (a driver's lever: each is an artifact). */
   checkpoints = 0;
+  /** How many times a driver moved the task into input-required (`moveTo`): each time is a new question. */
+  asked = 0;
   /** Last answer or intervention text, echoed back in the status while working. */
   note: string | null = null;
   updatedAt: number;

@@ -126,6 +126,7 @@ export class World {
     if (phase < 0 || task.finished) return false;
     task.phase = phase;
     task.inPhase = 0;
+    if (state === 'input-required') task.asked++;
     task.touch(this.now());
     return true;
   }
