@@ -42,7 +42,8 @@ export function modelStep(s: Snap, event: AnyEventObject): ModelStep {
   const invoked: string[] = [];
   for (const a of actions as { type: string; params?: Record<string, unknown> }[]) {
     if (a.type === 'xstate.emit') emitted.push((a.params as { event: CampaignEmitted }).event);
-    else if (a.type === 'xstate.spawnChild') invoked.push(String(a.params?.id));
+    // A relay is named with its mutation's kind: which one method it may call depends on it.
+    else if (a.type === 'xstate.spawnChild') invoked.push(a.params?.id === 'relayMutation' ? `relayMutation:${next.context.pendingIntent?.kind ?? '?'}` : String(a.params?.id));
     else if (a.type === 'xstate.sendTo') {
       const to = a.params?.to as { id?: string } | string | undefined;
       invoked.push(typeof to === 'string' ? to : (to?.id ?? 'unknown'));
@@ -70,9 +71,16 @@ export const EFFECT_METHODS: Record<string, readonly string[]> = {
   claimLease: [CONTROL_METHODS.leaseClaim, CONTROL_METHODS.leaseGet, 'GetTask'],
   renewLease: [CONTROL_METHODS.leaseRenew, CONTROL_METHODS.leaseGet],
   readLease: [CONTROL_METHODS.leaseGet],
-  relayMutation: ['SendMessage', 'CancelTask', CONTROL_METHODS.intervene, CONTROL_METHODS.leaseRelease],
+  'relayMutation:submit': ['SendMessage'],
+  'relayMutation:answer': ['SendMessage'],
+  'relayMutation:intervene': [CONTROL_METHODS.intervene],
+  'relayMutation:cancel': ['CancelTask'],
+  'relayMutation:release': [CONTROL_METHODS.leaseRelease],
   readBackIntent: [CONTROL_METHODS.requestGet],
 };
+
+/** Methods that change the remote: each started effect that may call one calls it at most once (never resent). */
+export const MUTATING_METHODS: ReadonlySet<string> = new Set(['SendMessage', 'CancelTask', CONTROL_METHODS.intervene, CONTROL_METHODS.leaseRelease, CONTROL_METHODS.leaseClaim, CONTROL_METHODS.leaseRenew]);
 
 /** The operator actions, as the API lists them. */
 export const ACTIONS = ['observe', 'pause', 'resume', 'close', 'answer', 'mission', 'claim', 'release', 'submit', 'intervene', 'cancel', 'resolve_intent'] as const;

@@ -23,7 +23,7 @@ import { explainRefusal } from '../../machines/campaign.rules.js';
 import type { CampaignEmitted } from '../../machines/campaign.emitted.js';
 import type { PlannedPath, PlannedStep } from './path-plan.js';
 import { drivenWorld, type DrivenWorld, type Received } from './driven-world.js';
-import { EFFECT_METHODS, expectedDrafts, modelAllowed, modelStep, restoreModel } from './path-model.js';
+import { EFFECT_METHODS, expectedDrafts, modelAllowed, modelStep, MUTATING_METHODS, restoreModel } from './path-model.js';
 import { arrange, effectOf, isEffectAnswer, perform, type Outcome } from './stimuli.js';
 import { argusWorldFor } from './stimuli-decisions.js';
 import { SavePoints } from './save-points.js';
@@ -267,9 +267,13 @@ function checkMethods(before: Record<string, number>, after: Record<string, numb
   const allowed = new Set(invoked.flatMap((id) => EFFECT_METHODS[id] ?? []));
   if (restarted) allowed.add('agentCard');
   for (const [method, count] of Object.entries(after)) {
-    if (count > (before[method] ?? 0) && !allowed.has(method)) {
-      throw new Disagreement(`the remote received ${count - (before[method] ?? 0)} ${method} that no effect the model started may send (started: ${JSON.stringify(invoked)})`);
+    const sent = count - (before[method] ?? 0);
+    if (sent > 0 && !allowed.has(method)) {
+      throw new Disagreement(`the remote received ${sent} ${method} that no effect the model started may send (started: ${JSON.stringify(invoked)})`);
     }
+    // A method that changes the remote: at most once per effect the model started that may call it.
+    const cap = invoked.filter((id) => EFFECT_METHODS[id]?.includes(method)).length;
+    if (MUTATING_METHODS.has(method) && sent > cap) throw new Disagreement(`the remote received ${sent} ${method} where the model started ${cap} effect(s) that may send it once`);
   }
 }
 
