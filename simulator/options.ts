@@ -66,7 +66,10 @@ export interface RunningSimulator {
   createTasksDetailed(count: number, scenario?: ScenarioName, contextId?: string): CreatedTasks;
   /** One scenario step for one task, or for every unfinished task; returns how many moved. */
   advance(taskId?: string): number;
-  /** Jumps a task to the first phase of its scenario in `state` without a poll; false when it has none. */
+  /**
+   * Jumps a task to the first phase of its scenario in `state` without a poll; false when it has
+   * none, or the task has finished. Moved into input-required again, it asks a new question.
+   */
   moveTask(taskId: string, state: SimState): boolean;
   /** Publishes one more checkpoint artifact on an unfinished task (1.0/0.3 render it); false once it finished. */
   addCheckpoint(taskId: string): boolean;

@@ -61,14 +61,15 @@ export class FaultInjector {
   hold(methods: readonly string[]): { release(): number } {
     const hold: Hold = { methods, waiting: [] };
     this.holds.push(hold);
-    return {
-      release: () => {
-        this.holds = this.holds.filter((h) => h !== hold);
-        const waiting = hold.waiting.splice(0);
-        for (const serve of waiting) serve();
-        return waiting.length;
-      },
-    };
+    return { release: () => this.release(hold) };
+  }
+
+  /** Lifts one hold and serves what it parked, in arrival order; returns how many. */
+  private release(hold: Hold): number {
+    this.holds = this.holds.filter((h) => h !== hold);
+    const waiting = hold.waiting.splice(0);
+    for (const serve of waiting) serve();
+    return waiting.length;
   }
 
   /** Requests parked by holds now. */
@@ -78,14 +79,7 @@ export class FaultInjector {
 
   /** Releases every hold (in the order they were made); returns how many requests were parked. */
   releaseAll(): number {
-    let served = 0;
-    for (const hold of [...this.holds]) {
-      this.holds = this.holds.filter((h) => h !== hold);
-      const waiting = hold.waiting.splice(0);
-      for (const serve of waiting) serve();
-      served += waiting.length;
-    }
-    return served;
+    return [...this.holds].reduce((served, hold) => served + this.release(hold), 0);
   }
 
   /** Parks `serve` when a hold covers `method` (true), else leaves it to the caller (false). */

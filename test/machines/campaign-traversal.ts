@@ -286,6 +286,42 @@ export function traversal(): ReturnType<typeof traverse> {
   return built;
 }
 
+/**
+ * @xstate/graph's `getShortestPaths` from `root` over arrows already taken (a logic that looks
+ * each one up instead of stepping the chart again), each snapshot serialized once. Only a state's
+ * first arrow to each other state can be on a shortest path (the library keeps the first of
+ * equally short ones): it is offered those alone, in order, and walks far fewer.
+ */
+export function shortestOver<A extends { event: CampaignEvent }>(root: Snap, arrowsOf: (s: Snap) => ReadonlyMap<string, A>, target: (arrow: A) => Snap, keyOf: (s: Snap) => string) {
+  const lookup: ActorLogic<Snap, CampaignEvent> = {
+    transition: (s, e) => target(arrowsOf(s).get(serializeEvent(e))!),
+    getInitialSnapshot: () => root,
+    getPersistedSnapshot: (s) => machine.getPersistedSnapshot(s),
+  };
+  const firstArrows = (s: Snap): CampaignEvent[] => {
+    const targets = new Set([keyOf(s)]);
+    const events: CampaignEvent[] = [];
+    for (const arrow of arrowsOf(s).values()) {
+      const to = keyOf(target(arrow));
+      if (targets.has(to)) continue;
+      targets.add(to);
+      events.push(arrow.event);
+    }
+    return events;
+  };
+  return getShortestPaths(lookup, { fromState: root, events: firstArrows, serializeState: keyOf, serializeEvent });
+}
+
+/** `serializeState`, each snapshot serialized once (a state's key is read per arrow). */
+export function memoKeys(): (s: Snap) => string {
+  const keys = new WeakMap<Snap, string>();
+  return (s) => {
+    let key = keys.get(s);
+    if (key === undefined) keys.set(s, (key = serializeState(s)));
+    return key;
+  };
+}
+
 export interface Path {
   state: Snap;
   steps: { event: CampaignEvent; state: Snap }[];
@@ -301,32 +337,9 @@ let paths: Path[] | null = null;
 export function shortestPaths(): Path[] {
   if (paths) return paths;
   const { fromStart, initial } = traversal();
-  // Each snapshot the lookups meet is serialized once (a state's key is read per arrow).
-  const keys = new WeakMap<Snap, string>();
-  const keyOf = (s: Snap): string => {
-    let key = keys.get(s);
-    if (key === undefined) keys.set(s, (key = serializeState(s)));
-    return key;
-  };
+  const keyOf = memoKeys();
   const arrowsOf = (s: Snap): Map<string, Arrow> => fromStart.get(keyOf(s))!.transitions;
-  const lookup: ActorLogic<Snap, CampaignEvent> = {
-    transition: (s, e) => arrowsOf(s).get(serializeEvent(e))!.state,
-    getInitialSnapshot: () => initial,
-    getPersistedSnapshot: (s) => machine.getPersistedSnapshot(s),
-  };
-  // Only a state's first arrow to each other state can be on a shortest path (the library keeps
-  // the first of equally short ones): it is offered those alone, in order, and walks far fewer.
-  const firstArrows = (s: Snap): CampaignEvent[] => {
-    const targets = new Set([keyOf(s)]);
-    const events: CampaignEvent[] = [];
-    for (const { event, state } of arrowsOf(s).values()) {
-      if (targets.has(keyOf(state))) continue;
-      targets.add(keyOf(state));
-      events.push(event);
-    }
-    return events;
-  };
-  const found = getShortestPaths(lookup, { fromState: initial, events: firstArrows, serializeState: keyOf, serializeEvent });
+  const found = shortestOver(initial, arrowsOf, (a) => a.state, keyOf);
   const byKey = new Map<string, Path>();
   paths = found.map(({ steps }) => {
     // The library's steps are (state, the event that reached it), an `xstate.init` one first;

@@ -12,10 +12,9 @@
  *   (the restore asks the binding again: the only way into `idle.verifying`).
  */
 import { fileURLToPath } from 'node:url';
-import { initialTransition, type ActorLogic } from 'xstate';
-import { getShortestPaths } from '@xstate/graph';
+import { initialTransition } from 'xstate';
 import type { CampaignEvent } from '../../machines/campaign.types.js';
-import { machine, INPUT, pureStep, recorder, serializeEvent, serializeState, traversal, emittedBy, type Snap, type Step } from '../machines/campaign-traversal.js';
+import { machine, INPUT, pureStep, recorder, serializeEvent, memoKeys, serializeState, shortestOver, traversal, emittedBy, type Snap, type Step } from '../machines/campaign-traversal.js';
 import { UNBOUND } from '../machines/graph-events.js';
 import { decisionInput, decisionRoots } from '../machines/graph-decisions.js';
 import { restore } from '../machines/graph-events.js';
@@ -107,36 +106,14 @@ function rootSnapshots(): [RootName, Snap, boolean][] {
  * library walks a logic that looks each arrow up instead of taking it.
  */
 function pathsFrom(root: Snap, arrows: Map<string, Map<string, Step>>, inOrder: boolean, foreman: boolean): Map<string, Step[]> {
-  const keys = new WeakMap<Snap, string>();
-  const keyOf = (s: Snap): string => {
-    let key = keys.get(s);
-    if (key === undefined) keys.set(s, (key = serializeState(s)));
-    return key;
-  };
+  const keyOf = memoKeys();
   const all = (s: Snap) => new Map([...(arrows.get(keyOf(s)) ?? [])].filter(([, step]) => reducible(s, step.event, foreman)));
   // In order: while an effect is in flight (a read included), only effect answers come next.
   const out = (s: Snap): Map<string, Step> => {
     if (!inOrder || !busy(s)) return all(s);
     return new Map([...all(s)].filter(([, step]) => isAnswer(step.event)));
   };
-  const lookup: ActorLogic<Snap, CampaignEvent> = {
-    transition: (s, e) => out(s).get(serializeEvent(e))!.nextState,
-    getInitialSnapshot: () => root,
-    getPersistedSnapshot: (s) => machine.getPersistedSnapshot(s),
-  };
-  // Only the first arrow to each other state can be on a shortest path.
-  const firstArrows = (s: Snap): CampaignEvent[] => {
-    const targets = new Set([keyOf(s)]);
-    const events: CampaignEvent[] = [];
-    for (const step of out(s).values()) {
-      const to = keyOf(step.nextState);
-      if (targets.has(to)) continue;
-      targets.add(to);
-      events.push(step.event);
-    }
-    return events;
-  };
-  const found = getShortestPaths(lookup, { fromState: root, events: firstArrows, serializeState: keyOf, serializeEvent });
+  const found = shortestOver(root, out, (step) => step.nextState, keyOf);
   const byKey = new Map<string, Step[]>();
   for (const { steps } of found) {
     // The library's steps: (state reached, the event that reached it), an `xstate.init` first.
