@@ -12,7 +12,7 @@ import { createEmptyActor, initialTransition, type ActorLogic, type AnyActorScop
 import { getAdjacencyMap, getShortestPaths } from '@xstate/graph';
 import { campaignMachine } from '../../machines/campaign.machine.js';
 import type { CampaignContext, CampaignEvent } from '../../machines/campaign.types.js';
-import { backingOff } from '../../machines/campaign.guards.js';
+import { attemptRunning, backingOff } from '../../machines/campaign.guards.js';
 import { eventsFor, FACTS, K_DONE, LATER, NOW, restore, restoredRoots, US } from './graph-events.js';
 import { decisionInput, decisionRoots, eventsForDecisions } from './graph-decisions.js';
 import { instrumentGuards } from './guard-outcomes.js';
@@ -132,7 +132,11 @@ export function serializeState(s: Snap): string {
     reviewable: c.argus.projectId === null ? c.wakes.lastArgusEventKey === K_DONE : null,
     decisions: decisionSignature(c),
     // statusUnchanged compares fingerprints and needs no failure streak; readDue reads the backoff.
+    // The attempt rule reads whether the bound task is still running: the alphabet's reads share
+    // fingerprints across task states, so the fingerprint alone merged a running attempt with a
+    // finished one (found by replaying the driven-path plan: a planned refusal became a relay).
     remote: c.remote?.fingerprint ?? null,
+    running: attemptRunning(c),
     failing: c.readFailures.consecutive > 0,
     // readDue compares the backoff with the tick's clock; the alphabet ticks only at NOW and LATER.
     backingOff: [backingOff(c, Date.parse(NOW)), backingOff(c, Date.parse(LATER))],

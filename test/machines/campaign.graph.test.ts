@@ -24,7 +24,7 @@ import { AUTHORITY_EFFECT_ANSWERS, READER_ID } from './graph-events.js';
 import { DECISION_EFFECT_ANSWERS } from './graph-decisions.js';
 import { guardCoverage, type UnreachableOutcome } from './guard-outcomes.js';
 import { allStateNodes, type DeclaredTransition } from './statechart-coverage.js';
-import { buildPlan, PLAN_FILE } from '../paths/path-plan.js';
+import { buildPlan, PLAN_FILE, replayDisagreement } from '../paths/path-plan.js';
 import './campaign.authority.graph.js';
 import './campaign.answers.graph.js';
 import './campaign.turns.graph.js';
@@ -141,5 +141,8 @@ describe('campaign statechart: coverage, by enumeration', { timeout: 240_000 }, 
     const onPaths = new Set(plan.paths.flatMap((p) => p.steps.flatMap((s) => s.guards)));
     expect(plan.pureOutcomes.filter((o) => !onPaths.has(o))).toEqual(plan.unplannedOutcomes);
     expect(plan.paths.reduce((n, p) => n + p.steps.length, 0)).toBeLessThan(600);
+    // Each path, replayed concretely from its root, takes what was planned: the state keys the
+    // traversal merges snapshots by are ones no guard tells apart.
+    expect(plan.paths.map((p) => [p.target, replayDisagreement(p)]).filter(([, d]) => d !== null)).toEqual([]);
   });
 });

@@ -113,6 +113,23 @@ export class AnswerOrder {
     return this.parked.length > 0;
   }
 
+  /**
+   * True while a decision effect's answer planned for this group has not arrived: a call parked
+   * for such a turn is about to be let through (the pump runs every 2 ms), so the group is not
+   * over yet, however quiet the campaign looks right now.
+   */
+  get expecting(): boolean {
+    if (!this.active) return false;
+    const entries = this.current();
+    const received = this.peek();
+    const seen = new Map<string, number>();
+    return entries.some((entry) => {
+      const nth = (seen.get(entry.source) ?? 0) + 1;
+      seen.set(entry.source, nth);
+      return entry.source !== 'read' && answersOf(received, entry.source) < nth;
+    });
+  }
+
   private pump(): void {
     const entries = this.current();
     const received = this.peek();

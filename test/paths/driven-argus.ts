@@ -127,10 +127,13 @@ export class DrivenArgus {
     this.defects.add(port);
   }
 
-  /** Whether a decision effect of this campaign actor is still running (one waiting for its turn is not). */
+  /**
+   * Whether a decision effect of this campaign actor is still running: one waiting for a turn
+   * this group does not plan is not; one whose planned answer this group still expects is.
+   */
   busy(actor: { getSnapshot(): { children: unknown } }): boolean {
     const children = actor.getSnapshot().children as Record<string, unknown>;
-    return !this.order.holding && DECISION_EFFECTS.some((id) => id in children);
+    return DECISION_EFFECTS.some((id) => id in children) && (!this.order.holding || this.order.expecting);
   }
 
   /** The runner takes over: decision calls wait for their planned turn from now on. */

@@ -12,7 +12,8 @@
  *   (the restore asks the binding again: the only way into `idle.verifying`).
  */
 import { fileURLToPath } from 'node:url';
-import { initialTransition } from 'xstate';
+import { initialTransition, type AnyEventObject } from 'xstate';
+import { modelStep } from './path-model.js';
 import type { CampaignEvent } from '../../machines/campaign.types.js';
 import { machine, INPUT, pureStep, recorder, serializeEvent, memoKeys, serializeState, shortestOver, traversal, emittedBy, type Snap, type Step } from '../machines/campaign-traversal.js';
 import { UNBOUND } from '../machines/graph-events.js';
@@ -152,6 +153,27 @@ function reducible(s: Snap, e: CampaignEvent, foreman: boolean): boolean {
 
 const isAnswer = (e: CampaignEvent): boolean => /^xstate\.(done|error)\.actor\./.test(e.type) || e.type === 'READ_DONE' || e.type === 'READ_CRASHED';
 const busy = (s: Snap): boolean => s.hasTag('effect-in-flight') || s.matches({ active: { heartbeat: 'reading' } } as never);
+
+/**
+ * Replays a planned path on the pure chart from its root, concretely: each step must take the
+ * transitions and evaluate the guard outcomes the plan recorded. The plan is read off the
+ * traversal's arrows, which were taken from one snapshot per state key (serializeState): a key
+ * that merges snapshots a guard can tell apart would make a planned step take another branch
+ * here, and in the running system (found so: a running attempt and a finished one shared a key).
+ * Returns the first disagreement, or null.
+ */
+export function replayDisagreement(path: PlannedPath): string | null {
+  const root = rootSnapshots().find(([name, , foreman]) => name === path.root && foreman === (path.foreman ?? false));
+  if (!root) return `no root ${path.root}`;
+  let at = root[1];
+  for (const [i, step] of path.steps.entries()) {
+    const { next, taken, guards } = modelStep(at, step.event as unknown as AnyEventObject);
+    if (JSON.stringify(taken) !== JSON.stringify(step.taken)) return `step ${i} (${String(step.event.type)}) took ${JSON.stringify(taken)}, planned ${JSON.stringify(step.taken)}`;
+    if (JSON.stringify([...guards].sort()) !== JSON.stringify(step.guards)) return `step ${i} (${String(step.event.type)}) evaluated ${[...guards].sort().join(',')}, planned ${step.guards.join(',')}`;
+    at = next;
+  }
+  return null;
+}
 
 /**
  * One shortest path per declared transition, and one per guard outcome not already on one;
