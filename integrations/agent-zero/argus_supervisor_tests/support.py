@@ -6,6 +6,8 @@ Environment (set by test/integrations/agent-zero.test.ts; all optional when run 
 - ARGUS_A0_REQUIRE_SERVE=1: a missing entry or node fails instead of skipping.
 - ARGUS_A0_TEST_KEY_FILE: a 0600 file holding the key to give serve (copied as each state
   root's local-api-key, which serve then reuses); without it serve generates its own.
+- ARGUS_A0_TEST_TOKEN_FILE, ARGUS_A0_TEST_HOST_KEY_FILE: 0600 files holding an A2A token and a
+  key "from the host" (canaries under vitest); without them, random values made here.
 - ARGUS_A0_STATE_BASE: where state roots go. The caller owns that folder: it scans the roots
   after the run and removes them. Without it, each root is a temp folder removed when the test
   that made it ends (it holds a 0600 key file).
@@ -57,6 +59,17 @@ def test_key() -> str | None:
     path = os.environ.get("ARGUS_A0_TEST_KEY_FILE")
     if not path:
         return None
+    with open(path, encoding="ascii") as handle:
+        return handle.read().strip()
+
+
+def test_secret(variable: str) -> str:
+    """A credential for a test: from the file the caller named, else a fresh random one."""
+    path = os.environ.get(variable)
+    if not path:
+        import secrets
+
+        return "A0TEST-" + secrets.token_urlsafe(24)
     with open(path, encoding="ascii") as handle:
         return handle.read().strip()
 

@@ -1,8 +1,11 @@
 """Runs `argus-supervisor serve` as the host's child on a Unix socket under the state root.
 
 - Never a TCP listener: the child gets ARGUS_SUPERVISOR_SOCKET, so the host keeps its one port.
-- No secret in the child's environment or arguments: `serve` reads or creates its own 0600 key
-  file under the state root; the environment carries paths and a few plain settings only.
+- No secret in the child's environment or arguments: the environment carries paths and a few
+  plain settings only. The credentials come from the host (helpers/authority.py) and reach serve
+  as 0600 files named by OPENTRAINING_A2A_TOKEN_FILE / ARGUS_SUPERVISOR_API_KEY_FILE, which serve
+  reads once at start; the token file exists only from spawn until serve answers (or exits). With
+  no key from the host, serve reads or creates its own 0600 key file under the state root.
 - Readiness: the socket answers `GET /health` with 200.
 - Restart with back-off when the child dies (doubling, capped; reset after a stable minute).
   A SIGKILLed child leaves its socket file behind; it is removed only when nothing answers on
@@ -28,6 +31,7 @@ import subprocess
 import threading
 import time
 
+from usr.plugins.argus_supervisor.helpers import authority
 from usr.plugins.argus_supervisor.helpers.argus_client import ArgusError
 from usr.plugins.argus_supervisor.helpers.settings import Settings
 
@@ -44,16 +48,31 @@ class SidecarError(Exception):
         self.code = code
 
 
-def child_environment(settings: Settings, extra: dict | None = None) -> dict[str, str]:
+# The only secret-named variables the child gets: paths of files under the plugin's own folder.
+SECRET_FILE_VARIABLES = ("OPENTRAINING_A2A_TOKEN_FILE", "ARGUS_SUPERVISOR_API_KEY_FILE")
+
+
+def child_environment(settings: Settings, extra: dict | None = None, secret_files: dict | None = None) -> dict[str, str]:
     """The whole environment of `serve`: nothing inherited but PATH and locale."""
     env = {k: os.environ[k] for k in ("PATH", "LANG", "LC_ALL", "TZ") if k in os.environ}
     for name, value in (extra or {}).items():
         if any(part in name.upper() for part in SECRET_NAME):
             raise SidecarError("secret_in_environment", f"{name} looks like a secret; serve reads its key from the key file")
         env[str(name)] = str(value)
+    for name, path in (secret_files or {}).items():
+        if name not in SECRET_FILE_VARIABLES or os.path.dirname(path) != settings.plugin_state_dir:
+            raise SidecarError("secret_in_environment", f"{name} is not a credential file of this plugin")
+        env[name] = path
     env["ARGUS_SUPERVISOR_STATE_ROOT"] = settings.state_root
     env["ARGUS_SUPERVISOR_SOCKET"] = settings.socket_path
     return env
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
 
 
 def _die_with_parent(parent_pid: int):
@@ -119,6 +138,8 @@ class Sidecar:
         # reaping it, so no thread signals a pid another thread has just given back to the kernel.
         self._reap_lock = threading.Lock()
         self._atexit_registered = False
+        # The masked view of the credentials the last spawn used (helpers/authority.py).
+        self.credentials: dict = {}
 
     # ---- public ------------------------------------------------------------------------------
 
@@ -128,7 +149,7 @@ class Sidecar:
         return proc.pid if proc and not _leader_exited(proc) else None
 
     def status(self) -> dict:
-        return {"state": self.state, "pid": self.pid, "restarts": self.restarts, "last_exit": self.last_exit, "socket": self.settings.socket_path}
+        return {"state": self.state, "pid": self.pid, "restarts": self.restarts, "last_exit": self.last_exit, "socket": self.settings.socket_path, "credentials": dict(self.credentials)}
 
     def start(self) -> "Sidecar":
         with self._guard:
@@ -160,6 +181,7 @@ class Sidecar:
             self._thread = None
             self.state = "stopped"
             self._ready.clear()
+            _unlink(self.settings.token_file)
             self._release_lock()
 
     # ---- the monitor thread (it is the child's parent, for PR_SET_PDEATHSIG) -------------------
@@ -188,8 +210,24 @@ class Sidecar:
             backoff = min(backoff * 2, self.backoff_max_s)
             self.restarts += 1
 
+    def _credential_files(self) -> dict[str, str]:
+        """Writes what the host provides (read fresh: a secret may have changed) to 0600 files and
+        names them; removes a file whose credential the host no longer provides."""
+        config = self.settings.credential_config
+        token, key = authority.token(config), authority.key(config)
+        self.credentials = {"a2a_token": token.masked(), "api_key": key.masked()}
+        files = {}
+        for credential, path, variable in ((token, self.settings.token_file, "OPENTRAINING_A2A_TOKEN_FILE"), (key, self.settings.host_key_file, "ARGUS_SUPERVISOR_API_KEY_FILE")):
+            if credential.host_provided:
+                authority.write_private(path, credential.value)
+                files[variable] = path
+            else:
+                _unlink(path)
+        return files
+
     def _spawn(self) -> None:
         self._clear_stale_socket()
+        env = {**self.env, **child_environment(self.settings, None, self._credential_files())}
         log_path = os.path.join(self.settings.plugin_state_dir, "serve.log")
         if os.path.exists(log_path) and os.path.getsize(log_path) > LOG_LIMIT_BYTES:
             os.replace(log_path, log_path + ".1")
@@ -197,7 +235,7 @@ class Sidecar:
         try:
             self._proc = subprocess.Popen(
                 self.command,
-                env=self.env,
+                env=env,
                 cwd=self.settings.state_root,
                 stdin=subprocess.DEVNULL,
                 stdout=log_fd,
@@ -207,6 +245,7 @@ class Sidecar:
                 close_fds=True,
             )
         except OSError as error:
+            _unlink(self.settings.token_file)
             raise SidecarError("spawn_failed", f"{self.command[0]} could not start ({error.strerror})") from None
         finally:
             os.close(log_fd)
@@ -218,6 +257,7 @@ class Sidecar:
         while not _leader_exited(proc) and not self._stopping.is_set():
             if not self._ready.is_set():
                 if self._answers_health():
+                    _unlink(self.settings.token_file)  # serve read it at start; it needs it no more
                     self.state = "ready"
                     self._ready.set()
                 elif time.monotonic() > deadline:
@@ -225,6 +265,7 @@ class Sidecar:
                     self._terminate()
                     break
             self._stopping.wait(0.1 if not self._ready.is_set() else 0.5)
+        _unlink(self.settings.token_file)
         if self._stopping.is_set():
             return
         self._reap(proc)  # SIGKILLs anything the dead child left in its group, then reaps it
