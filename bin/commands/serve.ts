@@ -4,7 +4,7 @@ import { createHttpServer, listen } from '../../server/http-server.js';
 import { ConfigError, loadConfig, type SupervisorConfig } from '../../services/config/config.js';
 import { applyHeapGrowth, HeapGrowthError, heapGrowthForServe } from '../../services/runtime/heap-growth.js';
 import { withLocalKey, type LocalKey } from '../../services/runtime/local-key.js';
-import { withSecretFiles } from '../../services/runtime/secret-files.js';
+import { withSecretFiles } from '../../services/runtime/credential-files.js';
 import { createSupervisor, type Supervisor } from '../../services/runtime/supervisor.js';
 import { exitWith, listenFailure, startupFailure } from './startup.js';
 

@@ -42,7 +42,7 @@ const envSchema = z.object({
   ARGUS_SUPERVISOR_ENABLED: flag,
   OPENTRAINING_A2A_URL: z.string().optional(),
   OPENTRAINING_A2A_TOKEN: z.string().optional(),
-  // A path, read once by `serve` at start (services/runtime/secret-files.ts): the token never in an environment.
+  // A path, read once by `serve` at start (services/runtime/credential-files.ts): the token never in an environment.
   OPENTRAINING_A2A_TOKEN_FILE: z.string().optional(),
   OPENTRAINING_A2A_PROJECT: z.string().max(200).optional(),
   ARGUS_SUPERVISOR_CONTROLLER_ID: z

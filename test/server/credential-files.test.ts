@@ -1,5 +1,5 @@
 /**
- * OPENTRAINING_A2A_TOKEN_FILE and ARGUS_SUPERVISOR_API_KEY_FILE (services/runtime/secret-files.ts):
+ * OPENTRAINING_A2A_TOKEN_FILE and ARGUS_SUPERVISOR_API_KEY_FILE (services/runtime/credential-files.ts):
  * a parent hands `serve` the token or the key as a 0600 file, read once at start, so neither is in
  * any argument or environment of the child. A file anyone else could read is refused with a
  * stable code, one line, exit 2, no value; the value is in no output, log, health answer, state
@@ -14,13 +14,13 @@ import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../services/config/config.js';
-import { readSecretFile } from '../../services/runtime/secret-files.js';
+import { readSecretFile } from '../../services/runtime/credential-files.js';
 import { canary } from '../fixtures/canary.js';
 import { recordChildOutput } from '../fixtures/child-output.js';
 import { removeScratch } from '../fixtures/scratch.js';
 import { CLI_ENTRY, REPO_ROOT, createScope, httpCall, spawnServe, tempStateRoot } from '../fixtures/supervisor-harness.js';
 
-const secretHome = mkdtempSync(path.join('/tmp', 'argus-secret-files-'));
+const secretHome = mkdtempSync(path.join('/tmp', 'argus-credential-files-'));
 chmodSync(secretHome, 0o700);
 afterAll(() => removeScratch(secretHome));
 const scope = createScope();
@@ -48,7 +48,7 @@ async function filesUnder(dir: string): Promise<string[]> {
 async function refused(env: Record<string, string>): Promise<{ code: number | null; stderr: string; stdout: string }> {
   const child = recordChildOutput(
     spawn(process.execPath, [CLI_ENTRY, 'serve'], { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] }),
-    'secret-file-refused',
+    'credential-file-refused',
   );
   let stderr = '';
   let stdout = '';
