@@ -103,10 +103,10 @@ def plugin_config(root: str, **sidecar) -> dict:
     }
 
 
-def die_with_parent(parent_pid: int):
-    from usr.plugins.argus_supervisor.helpers.sidecar import _die_with_parent
+def dying_with_parent(command: list[str]) -> list[str]:
+    from usr.plugins.argus_supervisor.helpers.child_process import dying_with_parent as wrap
 
-    return _die_with_parent(parent_pid)
+    return wrap(command)
 
 
 class ServeChild:
@@ -122,13 +122,12 @@ class ServeChild:
         # Its own session (so a signal to the test's group does not reach it first), and the same
         # parent-death signal the sidecar gives serve: a test run killed outright leaves no serve.
         self.proc = subprocess.Popen(
-            [shutil.which("node") or "node", entry, "serve"],
+            dying_with_parent([shutil.which("node") or "node", entry, "serve"]),
             env=env,
             stdin=subprocess.DEVNULL,
             stdout=self.log,
             stderr=self.log,
             start_new_session=True,
-            preexec_fn=die_with_parent(os.getpid()),
         )
 
     def wait_ready(self, client, timeout_s: float = 20) -> None:

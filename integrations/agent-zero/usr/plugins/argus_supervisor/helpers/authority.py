@@ -105,3 +105,25 @@ def write_private(path: str, value: str) -> None:
         except FileNotFoundError:
             pass
         raise
+
+
+def unlink_if_there(path: str) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
+def hand_over(config: dict, token_file: str, key_file: str) -> tuple[dict[str, str], dict]:
+    """For the sidecar: what the host provides, written to 0600 files, as the variables that name
+    them (OPENTRAINING_A2A_TOKEN_FILE, ARGUS_SUPERVISOR_API_KEY_FILE), and the masked view. A file
+    whose credential the host no longer provides is removed."""
+    found_token, found_key = token(config), key(config)
+    files = {}
+    for credential, path, variable in ((found_token, token_file, "OPENTRAINING_A2A_TOKEN_FILE"), (found_key, key_file, "ARGUS_SUPERVISOR_API_KEY_FILE")):
+        if credential.value is not None:
+            write_private(path, credential.value)
+            files[variable] = path
+        else:
+            unlink_if_there(path)
+    return files, {"a2a_token": found_token.masked(), "api_key": found_key.masked()}

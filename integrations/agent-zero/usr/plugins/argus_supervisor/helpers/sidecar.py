@@ -14,16 +14,17 @@
   anything it started goes too), SIGKILL after the stop timeout. A group is signalled only while
   its leader is not yet reaped (running, or a zombie we hold): once reaped, its pid (the group id)
   may belong to an unrelated process, so nothing is sent to it again. Registered with atexit once, and the
-  child also gets SIGTERM from the kernel if the thread that started it dies (PR_SET_PDEATHSIG),
-  so a host killed outright leaves no orphan.
+  child also gets SIGTERM from the kernel if the thread that started it dies (PR_SET_PDEATHSIG, set
+  by a fresh interpreter that then execs serve: helpers/child_process.py), so a host killed
+  outright leaves no orphan.
 - One instance per state root: an exclusive flock on <state root>/plugin/sidecar.lock.
 """
 from __future__ import annotations
 
 import atexit
-import ctypes
 import fcntl
 import os
+import shutil
 import signal
 import socket
 import stat
@@ -33,13 +34,13 @@ import time
 
 from usr.plugins.argus_supervisor.helpers import authority
 from usr.plugins.argus_supervisor.helpers.argus_client import ArgusError
+from usr.plugins.argus_supervisor.helpers.child_process import dying_with_parent, leader_exited as _leader_exited, leader_reaped as _leader_reaped, wait_leader_exit as _wait_leader_exit
 from usr.plugins.argus_supervisor.helpers.settings import Settings
 
 # Plain settings the operator may pass through to `serve`; anything that looks like a secret is refused.
 SECRET_NAME = ("KEY", "TOKEN", "SECRET", "PASSWORD")
 STABLE_RUN_S = 60.0
 LOG_LIMIT_BYTES = 5 * 1024 * 1024
-PR_SET_PDEATHSIG = 1
 
 
 class SidecarError(Exception):
@@ -68,51 +69,7 @@ def child_environment(settings: Settings, extra: dict | None = None, secret_file
     return env
 
 
-def _unlink(path: str) -> None:
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        pass
-
-
-def _die_with_parent(parent_pid: int):
-    def preexec() -> None:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
-        if os.getppid() != parent_pid:  # the parent died before prctl took effect
-            os.kill(os.getpid(), signal.SIGTERM)
-
-    return preexec
-
-
-def _leader_reaped(proc: subprocess.Popen) -> bool:
-    """True once the child's exit status was collected (by us, or by anyone else)."""
-    if proc.returncode is not None:
-        return True
-    try:
-        os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
-    except ChildProcessError:
-        return True  # not our child any more: reaped elsewhere
-    return False
-
-
-def _leader_exited(proc: subprocess.Popen) -> bool:
-    """True when the child has exited, without reaping it (WNOWAIT), so its pid stays reserved."""
-    if proc.returncode is not None:
-        return True
-    try:
-        return os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
-    except ChildProcessError:
-        return True
-
-
-def _wait_leader_exit(proc: subprocess.Popen, timeout_s: float | None) -> bool:
-    deadline = None if timeout_s is None else time.monotonic() + timeout_s
-    while not _leader_exited(proc):
-        if deadline is not None and time.monotonic() >= deadline:
-            return False
-        time.sleep(0.02)
-    return True
+_unlink = authority.unlink_if_there
 
 
 class Sidecar:
@@ -210,38 +167,26 @@ class Sidecar:
             backoff = min(backoff * 2, self.backoff_max_s)
             self.restarts += 1
 
-    def _credential_files(self) -> dict[str, str]:
-        """Writes what the host provides (read fresh: a secret may have changed) to 0600 files and
-        names them; removes a file whose credential the host no longer provides."""
-        config = self.settings.credential_config
-        token, key = authority.token(config), authority.key(config)
-        self.credentials = {"a2a_token": token.masked(), "api_key": key.masked()}
-        files = {}
-        for credential, path, variable in ((token, self.settings.token_file, "OPENTRAINING_A2A_TOKEN_FILE"), (key, self.settings.host_key_file, "ARGUS_SUPERVISOR_API_KEY_FILE")):
-            if credential.host_provided:
-                authority.write_private(path, credential.value)
-                files[variable] = path
-            else:
-                _unlink(path)
-        return files
-
     def _spawn(self) -> None:
         self._clear_stale_socket()
-        env = {**self.env, **child_environment(self.settings, None, self._credential_files())}
+        # What the host provides now (a secret may have changed since the last start), as files.
+        files, self.credentials = authority.hand_over(self.settings.credential_config, self.settings.token_file, self.settings.host_key_file)
+        env = {**self.env, **child_environment(self.settings, None, files)}
         log_path = os.path.join(self.settings.plugin_state_dir, "serve.log")
         if os.path.exists(log_path) and os.path.getsize(log_path) > LOG_LIMIT_BYTES:
             os.replace(log_path, log_path + ".1")
+        if shutil.which(self.command[0]) is None:  # the trampoline would only fail after exec
+            raise SidecarError("spawn_failed", f"{self.command[0]} is not an executable program")
         log_fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         try:
             self._proc = subprocess.Popen(
-                self.command,
+                dying_with_parent(self.command),
                 env=env,
                 cwd=self.settings.state_root,
                 stdin=subprocess.DEVNULL,
                 stdout=log_fd,
                 stderr=log_fd,
-                start_new_session=True,
-                preexec_fn=_die_with_parent(os.getpid()),
+                start_new_session=True,  # no preexec_fn: helpers/child_process.py says why
                 close_fds=True,
             )
         except OSError as error:
