@@ -34,8 +34,7 @@ class Resolution(unittest.TestCase):
         # The names come from the plugin's config, and must be plain variable names.
         config = {"credential_names": {"a2a": "MY_TOKEN", "serve": "MY_KEY"}}
         self.assertEqual(authority.token(config, environ={"MY_TOKEN": self.token}, secrets=dict).source, "deployment_secret")
-        with self.assertRaises(ValueError):
-            authority.resolve("BAD NAME", local_fallback=False, environ={})
+        self.assertEqual(authority.resolve("BAD NAME", local_fallback=False, environ={"BAD NAME": self.token}).source, "missing")
 
     def test_the_host_secrets_store_is_read_through_the_hosts_helper(self):
         host_secrets.STORE[KEY_NAME] = self.token

@@ -25,8 +25,9 @@ import threading
 from typing import Any, Iterator
 
 API_PREFIX = "/api/plugins/argus_supervisor"
-# The same rule `serve` applies to its local key (services/runtime/local-key.ts).
-KEY_PATTERN = re.compile(r"^[A-Za-z0-9_-]{16,}$")
+# The rule `serve` applies to a key (services/config/config.ts apiKeyWeak): 16 or more printable
+# ASCII characters, no whitespace. Its own local key (base64url) is one; so is a host's key.
+KEY_PATTERN = re.compile(r"^[!-~]{16,}$")
 MAX_ANSWER_BYTES = 8 * 1024 * 1024
 
 

@@ -24,7 +24,8 @@ from typing import Callable, Mapping
 MASK = "************"
 DEFAULT_TOKEN_NAME = "OPENTRAINING_A2A_TOKEN"
 DEFAULT_KEY_NAME = "ARGUS_SUPERVISOR_API_KEY"
-# Names we look up must be plain variable names (they are also shown in settings and health).
+# Names we look up must be plain variable names (they are also shown in settings and health);
+# any other name finds nothing, so a typo shows as `missing` rather than failing every route.
 _NAME_CHARS = set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 
 
@@ -62,8 +63,9 @@ def host_secrets() -> dict[str, str]:
 def resolve(name: str, *, local_fallback: bool, environ: Mapping[str, str] | None = None, secrets: Callable[[], Mapping[str, str]] = host_secrets) -> Credential:
     """The credential called `name`: environment, then the host's secrets, then (the key only)
     serve's own generated key; a blank value counts as unset."""
+    fallback = Credential(name, "generated_local" if local_fallback else "missing")
     if not name or not set(name) <= _NAME_CHARS:
-        raise ValueError("a credential name must be a plain variable name")
+        return fallback  # not a variable name (a typo in the settings): nothing is looked up
     env = os.environ if environ is None else environ
     value = (env.get(name) or "").strip()
     if value:
@@ -71,7 +73,7 @@ def resolve(name: str, *, local_fallback: bool, environ: Mapping[str, str] | Non
     value = str(secrets().get(name) or "").strip()
     if value:
         return Credential(name, "configured", value)
-    return Credential(name, "generated_local" if local_fallback else "missing")
+    return fallback
 
 
 def names(config: dict | None) -> tuple[str, str]:
