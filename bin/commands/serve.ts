@@ -4,6 +4,7 @@ import { createHttpServer, listen } from '../../server/http-server.js';
 import { ConfigError, loadConfig, type SupervisorConfig } from '../../services/config/config.js';
 import { applyHeapGrowth, HeapGrowthError, heapGrowthForServe } from '../../services/runtime/heap-growth.js';
 import { withLocalKey, type LocalKey } from '../../services/runtime/local-key.js';
+import { withSecretFiles } from '../../services/runtime/credential-files.js';
 import { createSupervisor, type Supervisor } from '../../services/runtime/supervisor.js';
 import { exitWith, listenFailure, startupFailure } from './startup.js';
 
@@ -28,6 +29,8 @@ export function registerServe(program: Command): void {
       // else), so the key is the local one under the state root, read or created now.
       let localKey: LocalKey | null;
       try {
+        // Read once, here: OPENTRAINING_A2A_TOKEN_FILE, ARGUS_SUPERVISOR_API_KEY_FILE.
+        config = await withSecretFiles(config);
         ({ config, localKey } = await withLocalKey(config));
       } catch (e) {
         exitWith([startupFailure(e)]);
@@ -52,8 +55,9 @@ export function registerServe(program: Command): void {
         await supervisor.stop().catch(() => undefined);
         exitWith([listenFailure(e, config.listen)]);
       }
-      // The key file's path only: never the key, never a hash of it.
-      logger.info({ address, apiKeySource: config.apiKeySource, ...(localKey ? { apiKeyFile: localKey.path } : {}) }, 'argus-supervisor listening');
+      // The files' paths only: never the key or the token, never a hash of either.
+      const files = { ...(localKey ? { apiKeyFile: localKey.path } : {}), ...(config.apiKeyFile ? { apiKeyFile: config.apiKeyFile } : {}), ...(config.a2aTokenFile ? { a2aTokenFile: config.a2aTokenFile } : {}) };
+      logger.info({ address, apiKeySource: config.apiKeySource, ...files }, 'argus-supervisor listening');
       // One JSON line on stdout so a parent process (tests, a plugin host) knows where we are.
       process.stdout.write(`${JSON.stringify({ ready: true, address })}\n`);
       const shutdown = async () => {

@@ -42,6 +42,8 @@ const envSchema = z.object({
   ARGUS_SUPERVISOR_ENABLED: flag,
   OPENTRAINING_A2A_URL: z.string().optional(),
   OPENTRAINING_A2A_TOKEN: z.string().optional(),
+  // A path, read once by `serve` at start (services/runtime/credential-files.ts): the token never in an environment.
+  OPENTRAINING_A2A_TOKEN_FILE: z.string().optional(),
   OPENTRAINING_A2A_PROJECT: z.string().max(200).optional(),
   ARGUS_SUPERVISOR_CONTROLLER_ID: z
     .string()
@@ -62,6 +64,7 @@ const envSchema = z.object({
   ARGUS_SUPERVISOR_FOREMAN_ENABLED: flag,
   ARGUS_SUPERVISOR_FOREMAN_PYTHON: z.string().optional(),
   ARGUS_SUPERVISOR_API_KEY: z.string().optional(),
+  ARGUS_SUPERVISOR_API_KEY_FILE: z.string().optional(),
   ARGUS_SUPERVISOR_SOCKET: z.string().optional(),
   // The page session's idle lifetime (sliding); the absolute 12 h bound stays (server/page/sessions.ts).
   ARGUS_SUPERVISOR_SESSION_TTL_SECONDS: boundedInt('ARGUS_SUPERVISOR_SESSION_TTL_SECONDS', 60, 43_200, 1800),
@@ -108,6 +111,9 @@ export interface SupervisorConfig {
   missionDeadlineSeconds: number;
   foremanEnabled: boolean;
   foremanPython: string | null;
+  /** Paths `serve` reads the token / the key from at start (not secrets themselves); null when unset. */
+  a2aTokenFile: string | null;
+  apiKeyFile: string | null;
   /** Secret. */
   apiKey: string | null;
   apiKeySource: TokenSource;
@@ -127,7 +133,8 @@ export type ConfigProblemCode =
   | 'api_key_required'
   | 'a2a_url_required'
   | 'a2a_url_invalid'
-  | 'a2a_url_credential';
+  | 'a2a_url_credential'
+  | 'secret_source_conflict';
 
 export interface ConfigProblem {
   code: ConfigProblemCode;
@@ -166,11 +173,11 @@ export function isLoopbackHost(host: string): boolean {
  * printable ASCII without spaces survives every client (no whitespace, control, format or
  * non-ASCII character).
  */
-function apiKeyWeak(key: string): boolean {
+export function apiKeyWeak(key: string): boolean {
   return key.length < MIN_API_KEY_LENGTH || !/^[\x21-\x7e]+$/.test(key);
 }
 
-function a2aUrlProblem(raw: string, token: string | undefined): ConfigProblem | null {
+export function a2aUrlProblem(raw: string, token: string | undefined): ConfigProblem | null {
   let url: URL;
   try {
     url = new URL(raw);
@@ -247,13 +254,17 @@ export function loadConfig(env: NodeJS.ProcessEnv): SupervisorConfig {
   } else if (e.ARGUS_SUPERVISOR_ENABLED) {
     problems.push({ code: 'a2a_url_required', message: 'ARGUS_SUPERVISOR_ENABLED is on but OPENTRAINING_A2A_URL is not set' });
   }
+  // A value and a file for the same secret: which one wins would be a guess, so neither does.
+  for (const [name, value, file] of [['OPENTRAINING_A2A_TOKEN', e.OPENTRAINING_A2A_TOKEN, e.OPENTRAINING_A2A_TOKEN_FILE], ['ARGUS_SUPERVISOR_API_KEY', e.ARGUS_SUPERVISOR_API_KEY, e.ARGUS_SUPERVISOR_API_KEY_FILE]] as const) {
+    if (value && file) problems.push({ code: 'secret_source_conflict', message: `${name} and ${name}_FILE are both set; set one` });
+  }
   const key = e.ARGUS_SUPERVISOR_API_KEY;
   if (key !== undefined && key !== '' && apiKeyWeak(key)) {
     problems.push({
       code: 'api_key_weak',
       message: `ARGUS_SUPERVISOR_API_KEY must be at least ${MIN_API_KEY_LENGTH} printable ASCII characters with no whitespace`,
     });
-  } else if ((key === undefined || key === '') && !e.ARGUS_SUPERVISOR_SOCKET && !isLoopbackHost(e.HOST)) {
+  } else if ((key === undefined || key === '') && !e.ARGUS_SUPERVISOR_API_KEY_FILE && !e.ARGUS_SUPERVISOR_SOCKET && !isLoopbackHost(e.HOST)) {
     problems.push({ code: 'api_key_required', message: 'ARGUS_SUPERVISOR_API_KEY is required when HOST is not a loopback address' });
   }
   if (problems.length) throw new ConfigError(problems);
@@ -276,6 +287,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): SupervisorConfig {
     missionDeadlineSeconds: e.ARGUS_SUPERVISOR_MISSION_DEADLINE_SECONDS,
     foremanEnabled: e.ARGUS_SUPERVISOR_FOREMAN_ENABLED,
     foremanPython: blank(e.ARGUS_SUPERVISOR_FOREMAN_PYTHON),
+    a2aTokenFile: blank(e.OPENTRAINING_A2A_TOKEN_FILE),
+    apiKeyFile: blank(e.ARGUS_SUPERVISOR_API_KEY_FILE),
     apiKey,
     apiKeySource: apiKey ? 'deployment_secret' : 'missing',
     listen: e.ARGUS_SUPERVISOR_SOCKET

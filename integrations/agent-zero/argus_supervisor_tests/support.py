@@ -6,6 +6,8 @@ Environment (set by test/integrations/agent-zero.test.ts; all optional when run 
 - ARGUS_A0_REQUIRE_SERVE=1: a missing entry or node fails instead of skipping.
 - ARGUS_A0_TEST_KEY_FILE: a 0600 file holding the key to give serve (copied as each state
   root's local-api-key, which serve then reuses); without it serve generates its own.
+- ARGUS_A0_TEST_TOKEN_FILE, ARGUS_A0_TEST_HOST_KEY_FILE: 0600 files holding an A2A token and a
+  key "from the host" (canaries under vitest); without them, random values made here.
 - ARGUS_A0_STATE_BASE: where state roots go. The caller owns that folder: it scans the roots
   after the run and removes them. Without it, each root is a temp folder removed when the test
   that made it ends (it holds a 0600 key file).
@@ -61,6 +63,17 @@ def test_key() -> str | None:
         return handle.read().strip()
 
 
+def test_secret(variable: str) -> str:
+    """A credential for a test: from the file the caller named, else a fresh random one."""
+    path = os.environ.get(variable)
+    if not path:
+        import secrets
+
+        return "A0TEST-" + secrets.token_urlsafe(24)
+    with open(path, encoding="ascii") as handle:
+        return handle.read().strip()
+
+
 def new_state_root(test: unittest.TestCase | type, label: str) -> str:
     """A fresh state root (0700); holds the test key as its local-api-key when one is given.
 
@@ -90,10 +103,10 @@ def plugin_config(root: str, **sidecar) -> dict:
     }
 
 
-def die_with_parent(parent_pid: int):
-    from usr.plugins.argus_supervisor.helpers.sidecar import _die_with_parent
+def dying_with_parent(command: list[str]) -> list[str]:
+    from usr.plugins.argus_supervisor.helpers.child_process import dying_with_parent as wrap
 
-    return _die_with_parent(parent_pid)
+    return wrap(command)
 
 
 class ServeChild:
@@ -109,13 +122,12 @@ class ServeChild:
         # Its own session (so a signal to the test's group does not reach it first), and the same
         # parent-death signal the sidecar gives serve: a test run killed outright leaves no serve.
         self.proc = subprocess.Popen(
-            [shutil.which("node") or "node", entry, "serve"],
+            dying_with_parent([shutil.which("node") or "node", entry, "serve"]),
             env=env,
             stdin=subprocess.DEVNULL,
             stdout=self.log,
             stderr=self.log,
             start_new_session=True,
-            preexec_fn=die_with_parent(os.getpid()),
         )
 
     def wait_ready(self, client, timeout_s: float = 20) -> None:

@@ -58,6 +58,19 @@ class PluginLayout(unittest.TestCase):
         self.assertNotRegex(flat, SECRET_KEY)
         self.assertNotRegex(raw, SECRET_KEY)
         self.assertEqual(config["key_file"], "")  # a path (empty: <state root>/local-api-key)
+        self.assertEqual(config["credential_names"], {"a2a": "OPENTRAINING_A2A_TOKEN", "serve": "ARGUS_SUPERVISOR_API_KEY"})  # names only
+
+    def test_settings_page_edits_names_and_shows_credentials_masked(self):
+        with open(os.path.join(support.PLUGIN_DIR, "webui", "config.html"), encoding="utf-8") as handle:
+            page = handle.read()
+        bound = re.findall(r'x-model(?:\.\w+)*="([^"]+)"', page)
+        self.assertIn("config.credential_names.a2a", bound)
+        self.assertTrue(all(b.startswith("config.") for b in bound), bound)
+        # No editable field for a value: nothing bound whose last part names a secret.
+        self.assertEqual([b for b in bound if re.search(r"(api_?key|token|secret|password)$", b.split(".")[-1], re.I)], [])
+        # The credentials come read-only from our health route (source + the host's mask).
+        self.assertIn("callJsonApi('/plugins/argus_supervisor/health'", page)
+        self.assertRegex(page, r'readonly :value="item.value"')
 
     def test_the_secret_key_check_can_fail(self):
         for caught in ("a2a_token: x", "api_key: x", "sidecar:\n  env:\n    OPENAI_API_KEY: x", "- token: x", '"client_secret": x', "db_password : x"):

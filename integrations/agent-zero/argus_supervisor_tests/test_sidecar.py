@@ -138,6 +138,49 @@ class SidecarNeverSignalsAReapedGroup(unittest.TestCase):
         self.assertIsNone(sidecar._proc)
 
 
+class SidecarStartsWithoutPreexecFn(unittest.TestCase):
+    """preexec_fn runs Python between fork and exec, unsafe in a threaded host: the child is
+    started in its own session by Popen itself, and a fresh interpreter sets the parent-death
+    signal and execs the command in place (helpers/child_process.py)."""
+
+    def setUp(self):
+        self.root = support.new_state_root(self, "no-preexec")
+        self.settings = plugin_settings.from_config(support.plugin_config(self.root, enabled=True, ready_timeout_s=60))
+
+    def test_popen_gets_no_preexec_fn_and_the_command_runs_in_place(self):
+        seen = []
+        real_popen = subprocess.Popen
+
+        def recording_popen(*args, **kwargs):
+            seen.append(kwargs)
+            return real_popen(*args, **kwargs)
+
+        with mock.patch.object(subprocess, "Popen", recording_popen):
+            sidecar = Sidecar(self.settings, command=SLEEPER).start()
+            self.addCleanup(sidecar.stop)
+            self.assertTrue(support.wait_until(lambda: sidecar.pid is not None and _cmdline(sidecar.pid) == SLEEPER, 10), sidecar.status())
+            pid = sidecar.pid
+            sidecar.stop()
+        self.assertEqual(len(seen), 1)
+        self.assertNotIn("preexec_fn", seen[0])
+        self.assertIs(seen[0]["start_new_session"], True)
+        self.assertFalse(support.alive(pid))
+
+    def test_the_trampoline_starts_nothing_when_its_parent_is_not_the_one_named(self):
+        from usr.plugins.argus_supervisor.helpers.child_process import TRAMPOLINE
+
+        done = subprocess.run([sys.executable, "-I", "-S", "-c", TRAMPOLINE, "1", sys.executable, "-c", "print('started')"], capture_output=True, timeout=20)
+        self.assertEqual((done.returncode, done.stdout), (70, b""))
+
+
+def _cmdline(pid: int) -> list[str]:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            return [part.decode() for part in handle.read().split(b"\0") if part]
+    except OSError:
+        return []
+
+
 def unreaped_child(pid: int) -> bool:
     """True if `pid` is a child of this process whose exit status nobody has collected yet."""
     try:

@@ -95,6 +95,20 @@ class ToolConfirms(unittest.TestCase):
         self.run_tool(system_only, confirm=code_in(late.message), **args)
         self.assertEqual([c for c in self.client.calls if c[0] == "campaign_action"], [])
 
+    def test_a_no_that_carries_the_code_is_still_a_no(self):
+        args = {"op": "act", "campaign_id": "c1", "action": "cancel", "epoch": 4}
+        code = code_in(self.run_tool(Turn("cancel c1"), **args).message)
+        for said in (f"no, {code}", f"{code}? no", f"do not {code}", f"wait {code}", f"NO {code.upper()}", f"{code} no"):
+            with self.subTest(said=said):
+                refused = self.run_tool(Turn(said), confirm=code, **args)
+                self.assertIn("Not done", refused.message)
+                code = code_in(refused.message)  # each refusal withdraws the code and asks again
+        self.assertEqual([c for c in self.client.calls if c[0] == "campaign_action"], [])
+        for said in (code, f"Yes {code}", f"ok, {code}!", f"confirm {code} please"):
+            self.assertTrue(argus_campaign.is_yes_with(code, said), said)
+        done = self.run_tool(Turn(f"ok, {code}!"), confirm=code, **args)
+        self.assertIn("outcome: applied", done.message)
+
     def test_a_fenced_action_without_an_epoch_is_refused(self):
         answer = self.run_tool(Turn(), op="act", campaign_id="c1", action="release")
         self.assertIn("name the lease epoch", answer.message)

@@ -6,7 +6,10 @@ must not be changed at run time, so it may depend on nothing the host does not a
 - The key is read from the 0600 key file on every request (`serve` made it; it may be rotated by
   a restart), checked the way `serve` checks it, sent only as `X-API-KEY`, and never kept in an
   error, a repr or a log line.
-- Every call is bounded: a connect timeout, then a timeout on each socket read.
+- Every call is bounded: a connect timeout, a timeout on each socket read, and an overall
+  deadline (`request_timeout_s`) on the whole answer, so a `serve` that trickles a byte now and
+  then cannot hold a call open. The event stream has only the per-read (idle) timeout: it is
+  meant to stay open.
 - A refusal from `serve` keeps its stable code (`campaign_not_found`, `lease_stale_epoch`, ...);
   the client's own failures have codes of their own (see ArgusError).
 """
@@ -18,11 +21,13 @@ import os
 import re
 import socket
 import stat
+import threading
 from typing import Any, Iterator
 
 API_PREFIX = "/api/plugins/argus_supervisor"
-# The same rule `serve` applies to its local key (services/runtime/local-key.ts).
-KEY_PATTERN = re.compile(r"^[A-Za-z0-9_-]{16,}$")
+# The rule `serve` applies to a key (services/config/config.ts apiKeyWeak): 16 or more printable
+# ASCII characters, no whitespace. Its own local key (base64url) is one; so is a host's key.
+KEY_PATTERN = re.compile(r"^[!-~]{16,}$")
 MAX_ANSWER_BYTES = 8 * 1024 * 1024
 
 
@@ -154,15 +159,37 @@ class ArgusClient:
         headers: dict[str, str] = {}
         if idempotency_key:
             headers["Idempotency-Key"] = idempotency_key
-        conn, response = self._open(method, path, body, headers, authenticated=authenticated)
+        late = f"no whole answer within {self.request_timeout_s:g} s"
+        # The overall deadline: at it, the socket is shut down, which ends any read in progress.
+        expired = threading.Event()
+        conns: list = []
+
+        def cut() -> None:
+            expired.set()
+            for conn in conns:
+                _shutdown(conn)
+
+        timer = threading.Timer(self.request_timeout_s, cut)
+        timer.daemon = True
+        timer.start()
         try:
-            raw = _read_bounded(response)
-        except socket.timeout:
-            raise ArgusError("argus_timeout", f"no whole answer within {self.request_timeout_s:g} s") from None
-        except (ConnectionError, http.client.HTTPException, OSError):
-            raise ArgusError("argus_unreachable", "the connection dropped before the answer ended") from None
+            conn, response = self._open(method, path, body, headers, authenticated=authenticated, opened=conns.append)
+            try:
+                raw = _read_bounded(response)
+            except socket.timeout:
+                raise ArgusError("argus_timeout", late) from None
+            except (ConnectionError, http.client.HTTPException, OSError):
+                raise ArgusError("argus_timeout" if expired.is_set() else "argus_unreachable", late if expired.is_set() else "the connection dropped before the answer ended") from None
+            finally:
+                conn.close()
+        except ArgusError as error:
+            if expired.is_set() and error.code == "argus_unreachable":
+                raise ArgusError("argus_timeout", late) from None
+            raise
         finally:
-            conn.close()
+            timer.cancel()
+        if expired.is_set():
+            raise ArgusError("argus_timeout", late)  # cut at the very end: the answer may be partial
         if response.status >= 400:
             self._raise_refusal(response.status, raw)
         try:
@@ -173,7 +200,7 @@ class ArgusClient:
             raise ArgusError("argus_bad_answer", "the answer is not a JSON object", response.status)
         return answer
 
-    def _open(self, method: str, path: str, body: dict | None, headers: dict[str, str], authenticated: bool = True, read_timeout: float | None = None):
+    def _open(self, method: str, path: str, body: dict | None, headers: dict[str, str], authenticated: bool = True, read_timeout: float | None = None, opened=None):
         if authenticated:
             headers = {**headers, "X-API-KEY": read_key_file(self.key_file)}
         payload = None
@@ -181,6 +208,8 @@ class ArgusClient:
             payload = json.dumps(body).encode("utf-8")
             headers["Content-Type"] = "application/json"
         conn = _UnixConnection(self.socket_path, self.connect_timeout_s, read_timeout or self.request_timeout_s)
+        if opened is not None:
+            opened(conn)
         try:
             conn.request(method, path, body=payload, headers=headers)
             response = conn.getresponse()
@@ -206,6 +235,15 @@ class ArgusClient:
             extra = {k: v for k, v in error.items() if k not in ("code", "message") and isinstance(v, (str, int, float, bool))}
             raise ArgusError(error["code"], str(error.get("message", "")), status, extra)
         raise ArgusError("argus_bad_answer", f"HTTP {status} without a JSON error", status)
+
+
+def _shutdown(conn: http.client.HTTPConnection) -> None:
+    sock = conn.sock
+    if sock is not None:
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
 
 
 def _read_bounded(response: http.client.HTTPResponse) -> bytes:

@@ -1,8 +1,11 @@
 """Runs `argus-supervisor serve` as the host's child on a Unix socket under the state root.
 
 - Never a TCP listener: the child gets ARGUS_SUPERVISOR_SOCKET, so the host keeps its one port.
-- No secret in the child's environment or arguments: `serve` reads or creates its own 0600 key
-  file under the state root; the environment carries paths and a few plain settings only.
+- No secret in the child's environment or arguments: the environment carries paths and a few
+  plain settings only. The credentials come from the host (helpers/authority.py) and reach serve
+  as 0600 files named by OPENTRAINING_A2A_TOKEN_FILE / ARGUS_SUPERVISOR_API_KEY_FILE, which serve
+  reads once at start; the token file exists only from spawn until serve answers (or exits). With
+  no key from the host, serve reads or creates its own 0600 key file under the state root.
 - Readiness: the socket answers `GET /health` with 200.
 - Restart with back-off when the child dies (doubling, capped; reset after a stable minute).
   A SIGKILLed child leaves its socket file behind; it is removed only when nothing answers on
@@ -11,16 +14,17 @@
   anything it started goes too), SIGKILL after the stop timeout. A group is signalled only while
   its leader is not yet reaped (running, or a zombie we hold): once reaped, its pid (the group id)
   may belong to an unrelated process, so nothing is sent to it again. Registered with atexit once, and the
-  child also gets SIGTERM from the kernel if the thread that started it dies (PR_SET_PDEATHSIG),
-  so a host killed outright leaves no orphan.
+  child also gets SIGTERM from the kernel if the thread that started it dies (PR_SET_PDEATHSIG, set
+  by a fresh interpreter that then execs serve: helpers/child_process.py), so a host killed
+  outright leaves no orphan.
 - One instance per state root: an exclusive flock on <state root>/plugin/sidecar.lock.
 """
 from __future__ import annotations
 
 import atexit
-import ctypes
 import fcntl
 import os
+import shutil
 import signal
 import socket
 import stat
@@ -28,14 +32,15 @@ import subprocess
 import threading
 import time
 
+from usr.plugins.argus_supervisor.helpers import authority
 from usr.plugins.argus_supervisor.helpers.argus_client import ArgusError
+from usr.plugins.argus_supervisor.helpers.child_process import dying_with_parent, leader_exited as _leader_exited, leader_reaped as _leader_reaped, wait_leader_exit as _wait_leader_exit
 from usr.plugins.argus_supervisor.helpers.settings import Settings
 
 # Plain settings the operator may pass through to `serve`; anything that looks like a secret is refused.
 SECRET_NAME = ("KEY", "TOKEN", "SECRET", "PASSWORD")
 STABLE_RUN_S = 60.0
 LOG_LIMIT_BYTES = 5 * 1024 * 1024
-PR_SET_PDEATHSIG = 1
 
 
 class SidecarError(Exception):
@@ -44,56 +49,27 @@ class SidecarError(Exception):
         self.code = code
 
 
-def child_environment(settings: Settings, extra: dict | None = None) -> dict[str, str]:
+# The only secret-named variables the child gets: paths of files under the plugin's own folder.
+SECRET_FILE_VARIABLES = ("OPENTRAINING_A2A_TOKEN_FILE", "ARGUS_SUPERVISOR_API_KEY_FILE")
+
+
+def child_environment(settings: Settings, extra: dict | None = None, secret_files: dict | None = None) -> dict[str, str]:
     """The whole environment of `serve`: nothing inherited but PATH and locale."""
     env = {k: os.environ[k] for k in ("PATH", "LANG", "LC_ALL", "TZ") if k in os.environ}
     for name, value in (extra or {}).items():
         if any(part in name.upper() for part in SECRET_NAME):
             raise SidecarError("secret_in_environment", f"{name} looks like a secret; serve reads its key from the key file")
         env[str(name)] = str(value)
+    for name, path in (secret_files or {}).items():
+        if name not in SECRET_FILE_VARIABLES or os.path.dirname(path) != settings.plugin_state_dir:
+            raise SidecarError("secret_in_environment", f"{name} is not a credential file of this plugin")
+        env[name] = path
     env["ARGUS_SUPERVISOR_STATE_ROOT"] = settings.state_root
     env["ARGUS_SUPERVISOR_SOCKET"] = settings.socket_path
     return env
 
 
-def _die_with_parent(parent_pid: int):
-    def preexec() -> None:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
-        if os.getppid() != parent_pid:  # the parent died before prctl took effect
-            os.kill(os.getpid(), signal.SIGTERM)
-
-    return preexec
-
-
-def _leader_reaped(proc: subprocess.Popen) -> bool:
-    """True once the child's exit status was collected (by us, or by anyone else)."""
-    if proc.returncode is not None:
-        return True
-    try:
-        os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
-    except ChildProcessError:
-        return True  # not our child any more: reaped elsewhere
-    return False
-
-
-def _leader_exited(proc: subprocess.Popen) -> bool:
-    """True when the child has exited, without reaping it (WNOWAIT), so its pid stays reserved."""
-    if proc.returncode is not None:
-        return True
-    try:
-        return os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
-    except ChildProcessError:
-        return True
-
-
-def _wait_leader_exit(proc: subprocess.Popen, timeout_s: float | None) -> bool:
-    deadline = None if timeout_s is None else time.monotonic() + timeout_s
-    while not _leader_exited(proc):
-        if deadline is not None and time.monotonic() >= deadline:
-            return False
-        time.sleep(0.02)
-    return True
+_unlink = authority.unlink_if_there
 
 
 class Sidecar:
@@ -119,6 +95,8 @@ class Sidecar:
         # reaping it, so no thread signals a pid another thread has just given back to the kernel.
         self._reap_lock = threading.Lock()
         self._atexit_registered = False
+        # The masked view of the credentials the last spawn used (helpers/authority.py).
+        self.credentials: dict = {}
 
     # ---- public ------------------------------------------------------------------------------
 
@@ -128,7 +106,7 @@ class Sidecar:
         return proc.pid if proc and not _leader_exited(proc) else None
 
     def status(self) -> dict:
-        return {"state": self.state, "pid": self.pid, "restarts": self.restarts, "last_exit": self.last_exit, "socket": self.settings.socket_path}
+        return {"state": self.state, "pid": self.pid, "restarts": self.restarts, "last_exit": self.last_exit, "socket": self.settings.socket_path, "credentials": dict(self.credentials)}
 
     def start(self) -> "Sidecar":
         with self._guard:
@@ -160,6 +138,7 @@ class Sidecar:
             self._thread = None
             self.state = "stopped"
             self._ready.clear()
+            _unlink(self.settings.token_file)
             self._release_lock()
 
     # ---- the monitor thread (it is the child's parent, for PR_SET_PDEATHSIG) -------------------
@@ -190,23 +169,28 @@ class Sidecar:
 
     def _spawn(self) -> None:
         self._clear_stale_socket()
+        # What the host provides now (a secret may have changed since the last start), as files.
+        files, self.credentials = authority.hand_over(self.settings.credential_config, self.settings.token_file, self.settings.host_key_file)
+        env = {**self.env, **child_environment(self.settings, None, files)}
         log_path = os.path.join(self.settings.plugin_state_dir, "serve.log")
         if os.path.exists(log_path) and os.path.getsize(log_path) > LOG_LIMIT_BYTES:
             os.replace(log_path, log_path + ".1")
+        if shutil.which(self.command[0]) is None:  # the trampoline would only fail after exec
+            raise SidecarError("spawn_failed", f"{self.command[0]} is not an executable program")
         log_fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         try:
             self._proc = subprocess.Popen(
-                self.command,
-                env=self.env,
+                dying_with_parent(self.command),
+                env=env,
                 cwd=self.settings.state_root,
                 stdin=subprocess.DEVNULL,
                 stdout=log_fd,
                 stderr=log_fd,
-                start_new_session=True,
-                preexec_fn=_die_with_parent(os.getpid()),
+                start_new_session=True,  # no preexec_fn: helpers/child_process.py says why
                 close_fds=True,
             )
         except OSError as error:
+            _unlink(self.settings.token_file)
             raise SidecarError("spawn_failed", f"{self.command[0]} could not start ({error.strerror})") from None
         finally:
             os.close(log_fd)
@@ -218,6 +202,7 @@ class Sidecar:
         while not _leader_exited(proc) and not self._stopping.is_set():
             if not self._ready.is_set():
                 if self._answers_health():
+                    _unlink(self.settings.token_file)  # serve read it at start; it needs it no more
                     self.state = "ready"
                     self._ready.set()
                 elif time.monotonic() > deadline:
@@ -225,6 +210,7 @@ class Sidecar:
                     self._terminate()
                     break
             self._stopping.wait(0.1 if not self._ready.is_set() else 0.5)
+        _unlink(self.settings.token_file)
         if self._stopping.is_set():
             return
         self._reap(proc)  # SIGKILLs anything the dead child left in its group, then reaps it

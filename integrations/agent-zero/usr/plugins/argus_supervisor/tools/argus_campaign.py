@@ -4,9 +4,10 @@
 action, the campaign and the epoch it would act at) and ends the agent's turn (break_loop), so
 the question reaches the person with a one-time code. The request runs only when a later call,
 in a later turn (a new message from the person started a new monologue), passes that code with
-the same request AND the person's own latest message (the host's `loop_data.user_message`)
-carries the code. The agent's word is not enough: a "no", or any reply without the code, withdraws
-the code and the question is asked again. The epoch is always named: a fenced action without one
+the same request AND the person's own latest message (the host's `loop_data.user_message`) is a
+yes carrying the code: the code, alone or with a few plain words of assent ("yes", "ok",
+"confirm", ...) and nothing else. The agent's word is not enough: a "no" (also "no, <code>"), any
+other word, or a reply without the code withdraws the code and the question is asked again. The epoch is always named: a fenced action without one
 is refused here, and serve refuses a stale one (`lease_stale_epoch`).
 """
 import asyncio
@@ -25,6 +26,9 @@ FENCED = {"submit", "intervene", "cancel", "release"}
 ACTIONS = FENCED | {"observe", "pause", "resume", "close", "answer", "mission", "claim", "resolve_intent"}
 READ_ONLY = {"observe"}
 CONFIRM_TTL_S = 15 * 60
+# The only words a yes may hold besides the code. Anything else ("no", "not", "don't", "wait",
+# a question) makes the reply not a yes: a person who hesitates is asked again, never acted for.
+ASSENT = frozenset({"yes", "y", "ok", "okay", "confirm", "confirmed", "go", "ahead", "do", "it", "please", "proceed", "sure"})
 # code -> (request, a weak reference to the monologue's LoopData that asked, created at): a
 # reference, not id(), since a freed LoopData's id is reused by the next one. In memory: a host restart forgets them.
 PENDING: dict[str, tuple[dict, weakref.ref, float]] = {}
@@ -64,8 +68,8 @@ class ArgusCampaign(Tool):
         if monologue() is self.loop_data:
             return Response(message="The person has not answered yet: wait for their reply before confirming.", break_loop=True)
         PENDING.pop(code, None)  # one answer per code: a refusal withdraws it too
-        if not re.search(rf"\b{re.escape(code)}\b", _person_latest_message(self.loop_data)):
-            return self._ask(request, "Not done: the person's latest message does not carry the code, so it is not a yes.")
+        if not is_yes_with(code, _person_latest_message(self.loop_data)):
+            return self._ask(request, "Not done: the person's latest message is not a plain yes with the code.")
         answer = await self._call("campaign_action", request, idempotency_key=f"a0-{code}")
         return Response(message=_describe(answer), break_loop=False)
 
@@ -79,7 +83,7 @@ class ArgusCampaign(Tool):
             (before + " " if before else "")
             + f"Confirm: {request['action']} on campaign {request['campaign_id']}{at}"
             + (f" with {json.dumps(fields)}" if fields else "")
-            + f". To confirm, reply with the code {code}; any other reply cancels."
+            + f". To confirm, reply with the code {code} (just the code, or yes and the code); any other reply cancels."
         )
         return Response(message=message, break_loop=True)
 
@@ -105,6 +109,15 @@ def _action_request(kwargs: dict) -> dict | str:
         if kwargs.get(name) not in (None, ""):
             request[name] = kwargs[name]
     return request
+
+
+def is_yes_with(code: str, said: str) -> bool:
+    """True only for a reply made of the code and words of assent: "abc123", "yes abc123",
+    "ok, abc123!". "no, abc123", "abc123?" and "not abc123" are not a yes."""
+    if "?" in said:
+        return False
+    words = re.findall(r"[a-z0-9']+", said.lower())
+    return code in words and all(w == code or w in ASSENT for w in words)
 
 
 def _person_latest_message(loop_data) -> str:
