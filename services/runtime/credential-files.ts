@@ -19,6 +19,12 @@ const MAX_SECRET_BYTES = 16 * 1024;
 
 export type SecretFileCode = 'a2a_token_file' | 'api_key_file';
 const VARIABLE: Record<SecretFileCode, string> = { a2a_token_file: 'OPENTRAINING_A2A_TOKEN_FILE', api_key_file: 'ARGUS_SUPERVISOR_API_KEY_FILE' };
+type Refusal = 'missing' | 'unsafe' | 'invalid';
+/** The start-up codes, spelled out (docs/configuration.md lists each; test/docs/startup-doc.test.ts reads them here). */
+export const SECRET_FILE_REFUSALS: Record<SecretFileCode, Record<Refusal, string>> = {
+  a2a_token_file: { missing: 'a2a_token_file_missing', unsafe: 'a2a_token_file_unsafe', invalid: 'a2a_token_file_invalid' },
+  api_key_file: { missing: 'api_key_file_missing', unsafe: 'api_key_file_unsafe', invalid: 'api_key_file_invalid' },
+};
 
 /**
  * The one line of `file`, refusing a file anyone but this user could read or replace.
@@ -26,8 +32,8 @@ const VARIABLE: Record<SecretFileCode, string> = { a2a_token_file: 'OPENTRAINING
  */
 export async function readSecretFile(file: string, kind: SecretFileCode): Promise<string> {
   const variable = VARIABLE[kind];
-  const fail = (suffix: 'missing' | 'unsafe' | 'invalid', why: string): never => {
-    throw new StartupFailure(`${kind}_${suffix}`, `${variable} ${file} ${why}`);
+  const refuse = (refusal: Refusal, why: string): never => {
+    throw new StartupFailure(SECRET_FILE_REFUSALS[kind][refusal], `${variable} ${file} ${why}`);
   };
   let handle: fsp.FileHandle;
   try {
@@ -35,21 +41,21 @@ export async function readSecretFile(file: string, kind: SecretFileCode): Promis
     handle = await fsp.open(file, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK);
   } catch (error) {
     const errno = (error as NodeJS.ErrnoException).code ?? 'error';
-    if (errno === 'ENOENT') return fail('missing', 'does not exist');
-    if (errno === 'ELOOP') return fail('unsafe', 'is a symbolic link');
-    return fail('missing', `cannot be opened (${errno})`);
+    if (errno === 'ENOENT') return refuse('missing', 'does not exist');
+    if (errno === 'ELOOP') return refuse('unsafe', 'is a symbolic link');
+    return refuse('missing', `cannot be opened (${errno})`);
   }
   try {
     const st = await handle.stat();
-    if (!st.isFile()) return fail('unsafe', 'is not a regular file');
+    if (!st.isFile()) return refuse('unsafe', 'is not a regular file');
     const uid = process.getuid?.();
-    if (uid !== undefined && st.uid !== uid) return fail('unsafe', 'is owned by another user');
-    if ((st.mode & 0o077) !== 0) return fail('unsafe', `has mode ${(st.mode & 0o777).toString(8)}, not 600`);
-    if (st.size > MAX_SECRET_BYTES) return fail('invalid', `is larger than ${MAX_SECRET_BYTES} bytes`);
+    if (uid !== undefined && st.uid !== uid) return refuse('unsafe', 'is owned by another user');
+    if ((st.mode & 0o077) !== 0) return refuse('unsafe', `has mode ${(st.mode & 0o777).toString(8)}, not 600`);
+    if (st.size > MAX_SECRET_BYTES) return refuse('invalid', `is larger than ${MAX_SECRET_BYTES} bytes`);
     const text = await handle.readFile('utf8');
     const value = text.replace(/\r?\n$/, '');
-    if (value === '') return fail('invalid', 'is empty');
-    if (!/^[\x21-\x7e]+$/.test(value)) return fail('invalid', 'must hold one line of printable ASCII with no whitespace');
+    if (value === '') return refuse('invalid', 'is empty');
+    if (!/^[\x21-\x7e]+$/.test(value)) return refuse('invalid', 'must hold one line of printable ASCII with no whitespace');
     return value;
   } finally {
     await handle.close();

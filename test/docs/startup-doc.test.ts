@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { CLI_ENTRY, REPO_ROOT } from '../fixtures/supervisor-harness.js';
 import { recordSyncOutput } from '../fixtures/child-output.js';
 import { removeScratch } from '../fixtures/scratch.js';
+import { SECRET_FILE_REFUSALS } from '../../services/runtime/credential-files.js';
 
 const read = (file: string) => readFileSync(path.join(REPO_ROOT, file), 'utf8');
 const CONFIG_MD = read('docs/configuration.md');
@@ -18,16 +19,17 @@ const CONFIG_MD = read('docs/configuration.md');
 /** Codes from the sources that print them: the ConfigProblemCode union, startup.ts, the owner lock. */
 function codesInSource(): string[] {
   const union = /export type ConfigProblemCode =([^;]+);/.exec(read('services/config/config.ts'))?.[1] ?? '';
-  const config = [...union.matchAll(/'([a-z_]+)'/g)].map((m) => m[1]!);
-  const startup = [...read('bin/commands/startup.ts').matchAll(/code: '([a-z_]+)'/g)].map((m) => m[1]!);
-  const owner = [...read('persistence/owner-lock.ts').matchAll(/refusal\('([a-z_]+)'/g)].map((m) => m[1]!);
-  return [...new Set([...config, ...startup, ...owner])];
+  const config = [...union.matchAll(/'([a-z0-9_]+)'/g)].map((m) => m[1]!);
+  const startup = [...read('bin/commands/startup.ts').matchAll(/code: '([a-z0-9_]+)'/g)].map((m) => m[1]!);
+  const owner = [...read('persistence/owner-lock.ts').matchAll(/refusal\('([a-z0-9_]+)'/g)].map((m) => m[1]!);
+  const secretFiles = Object.values(SECRET_FILE_REFUSALS).flatMap((codes) => Object.values(codes));
+  return [...new Set([...config, ...startup, ...owner, ...secretFiles])];
 }
 
 /** The first column of every table row in the "When start-up stops" section. */
 function documentedCodes(): Set<string> {
   const section = CONFIG_MD.split('## When start-up stops')[1]?.split('\n## ')[0] ?? '';
-  return new Set([...section.matchAll(/^\| `([a-z_]+)` \|/gm)].map((m) => m[1]!));
+  return new Set([...section.matchAll(/^\| `([a-z0-9_]+)` \|/gm)].map((m) => m[1]!));
 }
 
 interface Example {
