@@ -4,9 +4,8 @@
  * a heartbeat row of its own (`replicas`).
  *
  * - Claim takes a free, released or expired row and sets `fence = fence + 1` (Temporal's
- *   `range_id`); the row is never deleted, so a fence is never granted twice. Two replicas
- *   claiming one campaign at once: the unique key serialises them, the second re-checks the
- *   row the first wrote and gets nothing back.
+ *   `range_id`); rows are never deleted, so no fence is granted twice. Two claims at once: the
+ *   unique key serialises them; the second re-checks the row the first wrote, gets nothing.
  * - Renewal is ONE statement per replica per beat, whatever the number of campaigns: the
  *   heartbeat upsert and an `UPDATE … FROM unnest($ids, $fences)` matching
  *   `(campaign_id, fence, holder)`. A right whose row does not come back is lost at once.
@@ -28,6 +27,7 @@ import { isValidCampaignId } from '../campaign-id.js';
 import type { FenceVerdict, HostingRight, HostingScope, Ownership, OwnershipRefusal, RenewOutcome, WriteFence } from '../ownership.js';
 import { describeError } from '../store-errors.js';
 import type { Database } from './database.js';
+import { BEAT_SQL, CLAIM_SQL, RELEASE_SQL } from './ownership-sql.js';
 
 export interface CampaignOwnershipOptions {
   db: Database;
@@ -76,35 +76,12 @@ interface Held {
   readonly campaignId: string;
   readonly fence: number;
   deadline: number;
-  /** Confirmations by a beat (renew() asks whether its beat added one). */
+  /** Beats that confirmed it (renew() asks whether its beat added one). */
   confirms: number;
   lostReason: string | null;
   released: boolean;
   readonly listeners: Set<(reason: string) => void>;
 }
-
-const CLAIM_SQL = `
-INSERT INTO campaign_owner AS o (campaign_id, holder, fence, expires_at)
-VALUES ($1, $2, 1, now() + $3::int * interval '1 millisecond')
-ON CONFLICT (campaign_id) DO UPDATE
-  SET holder = EXCLUDED.holder, fence = o.fence + 1, expires_at = EXCLUDED.expires_at
-  WHERE o.holder IS NULL OR o.expires_at <= now()
-RETURNING fence::text AS fence`;
-
-// The heartbeat runs as a data-modifying CTE: executed once whether or not the UPDATE reads it.
-const BEAT_SQL = `
-WITH beat AS (
-  INSERT INTO replicas AS r (replica_id, heartbeat_at, expires_at)
-  VALUES ($1, now(), now() + $2::int * interval '1 millisecond')
-  ON CONFLICT (replica_id) DO UPDATE SET heartbeat_at = now(), expires_at = EXCLUDED.expires_at
-  RETURNING 1
-)
-UPDATE campaign_owner AS o SET expires_at = now() + $2::int * interval '1 millisecond'
-FROM unnest($3::text[], $4::bigint[]) AS mine (campaign_id, fence)
-WHERE o.campaign_id = mine.campaign_id AND o.fence = mine.fence AND o.holder = $1 AND o.expires_at > now()
-RETURNING o.campaign_id, o.fence::text AS fence`;
-
-const RELEASE_SQL = `UPDATE campaign_owner SET holder = NULL, expires_at = now() WHERE campaign_id = $1 AND fence = $2 AND holder = $3`;
 
 /** Registers the replica (its first beat) and starts the beat and the deadline watch. */
 export async function openCampaignOwnership(options: CampaignOwnershipOptions): Promise<CampaignOwnership> {
@@ -239,8 +216,7 @@ class PgCampaignOwnership implements CampaignOwnership {
     for (const timer of this.timers) clearInterval(timer);
     await this.beating?.catch(() => undefined);
     this.closed = true;
-    const rights = [...this.held.values()];
-    await Promise.all(rights.map((h) => this.release(h)));
+    await Promise.all([...this.held.values()].map((h) => this.release(h)));
     await this.options.db.pool.query('DELETE FROM replicas WHERE replica_id = $1', [this.replicaId]).catch(() => undefined);
   }
 

@@ -135,7 +135,7 @@ function run(asPostgres: boolean, command: string, args: string[]): Promise<void
   });
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.on('error', reject);
