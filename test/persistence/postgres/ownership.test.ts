@@ -11,8 +11,8 @@ import type { CampaignOwnership } from '../../../persistence/postgres/campaign-o
 import { usePostgres } from './support/use-postgres.js';
 
 const pgf = usePostgres();
-/** Short times so a takeover happens within a test: lost locally at 600 ms, row expires at 1200 ms. */
-const SHORT = { ttlMs: 1_200, renewEveryMs: 300, renewDeadlineMs: 600, autoBeat: false } as const;
+/** Short times so a takeover happens within a test: lost locally at 600 ms, row expires at 2000 ms (a wide margin on a loaded machine). */
+const SHORT = { ttlMs: 2_000, renewEveryMs: 300, renewDeadlineMs: 600, autoBeat: false } as const;
 
 async function claimed(replica: CampaignOwnership, campaignId: string): Promise<HostingRight> {
   const right = await replica.claim({ kind: 'campaign', campaignId });
@@ -82,6 +82,23 @@ describe('claim and the fence', () => {
     const before = (await ownerRow('taken')).expires_at.getTime();
     expect(await right.renew()).toMatchObject({ ok: false, code: 'hosting_lost' });
     expect((await ownerRow('taken')).expires_at.getTime()).toBe(before);
+  });
+  it('a database that stops answering: renew is unanswered (not lost), then the right is lost at its deadline, before its row expires', async () => {
+    const db = await pgf.db();
+    const a = await pgf.replica(SHORT, db);
+    const right = await claimed(a, 'outage');
+    let lostAt = 0;
+    right.onLost(() => (lostAt = Date.now()));
+    const claimedAt = Date.now();
+    // This replica's own connections go away (its pool ends); the database itself stays up.
+    await db.pool.end();
+    expect(await right.renew()).toMatchObject({ ok: false, code: 'renew_unanswered' });
+    expect(right.lost).toBe(false);
+    expect(a.fenceFor('outage')).toBe(1);
+    for (const deadline = Date.now() + 3_000; lostAt === 0 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
+    expect(lostAt - claimedAt).toBeGreaterThanOrEqual(SHORT.renewDeadlineMs - 50);
+    expect(a.fenceFor('outage')).toBeNull();
+    expect(await ownerRow('outage')).toMatchObject({ holder: a.replicaId, fence: '1', live: true });
   });
 });
 
