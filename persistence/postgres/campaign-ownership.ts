@@ -127,7 +127,8 @@ class PgCampaignOwnership implements CampaignOwnership {
     watch.unref();
     this.timers = [watch];
     if (this.options.autoBeat === false) return;
-    const beat = setInterval(() => void this.beat(), this.renewEveryMs);
+    // A beat still in flight (a slow database) is not queued behind: the next tick tries again.
+    const beat = setInterval(() => void (this.beating === null && this.beat()), this.renewEveryMs);
     beat.unref();
     this.timers.push(beat);
   }

@@ -67,6 +67,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<{ ok: true
     idleTimeoutMillis: 10_000,
     keepAlive: true,
     statement_timeout: options.statementTimeoutMs ?? 30_000,
+    // Client side too: a connection cut by a partition never answers, and the server's limit cannot fire.
+    query_timeout: (options.statementTimeoutMs ?? 30_000) + 5_000,
     idle_in_transaction_session_timeout: 60_000,
     application_name: 'argus-supervisor',
     // Unqualified names in every statement resolve in this installation's schema only.
