@@ -116,6 +116,20 @@ module.exports = {
       to: { path: '^services/library/' },
     },
     {
+      name: 'pg-only-in-persistence-postgres',
+      comment: 'The PostgreSQL driver is used by persistence/postgres/ alone (plain SQL reviewed in one place).',
+      severity: 'error',
+      from: { pathNot: '^persistence/postgres/' },
+      to: { path: 'node_modules/(pg|pg-pool|@types/pg)/' },
+    },
+    {
+      name: 'file-store-never-loads-postgres',
+      comment: 'The rest of persistence/ does not import persistence/postgres/, so a process on the file store never loads pg.',
+      severity: 'error',
+      from: { path: '^persistence/', pathNot: '^persistence/postgres/' },
+      to: { path: '^persistence/postgres/' },
+    },
+    {
       name: 'no-circular',
       severity: 'error',
       from: {},

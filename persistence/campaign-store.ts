@@ -78,8 +78,11 @@ export type WriteResult = { ok: true; doc: CampaignDocument; written: boolean } 
 /** Return the next document, or null for "no change" (nothing is written). Must not do I/O. */
 export type Transaction = (doc: CampaignDocument) => CampaignDocument | null;
 
-export interface CampaignStore {
-  readonly layout: StoreLayout;
+/**
+ * What any backend of campaign documents offers (the files here, PostgreSQL in
+ * `postgres/campaign-documents.ts`): the same reads, writes, codes and fence refusals.
+ */
+export interface CampaignDocuments {
   listIds(): Promise<string[]>;
   /** Every document, read `concurrency` at a time; `onResult` hears each one as it arrives (restart pipelines its first read on it). */
   loadAll(options?: { concurrency?: number; onResult?: (result: LoadResult) => void }): Promise<LoadResult[]>;
@@ -88,6 +91,11 @@ export interface CampaignStore {
   transact(id: string, fn: Transaction): Promise<WriteResult>;
   /** Durable document writes made by this store instance. */
   writes(): number;
+}
+
+/** The embedded store: documents as files under one state root. */
+export interface CampaignStore extends CampaignDocuments {
+  readonly layout: StoreLayout;
 }
 
 /** Temp files older than this at open are leftovers of a crashed writer. */

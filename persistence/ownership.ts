@@ -13,14 +13,19 @@
  *   and a dead replica's campaigns are re-homed one by one within a lease TTL.
  * Nothing in `machines/` depends on which one is used.
  *
- * How PostgreSQL implements it (one row per campaign: campaign_id, holder, fence, expires_at):
+ * How PostgreSQL implements it (`postgres/campaign-ownership.ts`; one row per campaign:
+ * campaign_id, holder, fence, expires_at, and one row per replica with its heartbeat):
  * - claim:   `INSERT … ON CONFLICT (campaign_id) DO UPDATE SET holder=$me, fence=t.fence+1,
- *            expires_at=now()+$ttl WHERE t.expires_at < now() OR t.holder IS NULL RETURNING fence`
- *            (no row back → refused: hosted elsewhere). A sequence would do as well as `+1`.
- * - renew:   `UPDATE … SET expires_at=now()+$ttl WHERE campaign_id=$1 AND fence=$n` (0 rows → lost).
- * - release: `UPDATE … SET holder=NULL WHERE campaign_id=$1 AND fence=$n` (the fence is kept).
- * - writes:  the document update runs `… WHERE campaign_id=$1 AND fence=$n` (or in the same
- *            transaction as a `SELECT … FOR SHARE` of the ownership row); 0 rows → `fence_stale`.
+ *            expires_at=now()+$ttl WHERE t.expires_at <= now() OR t.holder IS NULL RETURNING fence`
+ *            (no row back → refused: hosted elsewhere).
+ * - renew:   one statement per replica per beat over `unnest($ids, $fences)`, matching
+ *            `(campaign_id, fence, holder)`, never the id alone (Oban's two-leader bug); a right
+ *            whose row does not come back is lost.
+ * - release: `UPDATE … SET holder=NULL WHERE campaign_id=$1 AND fence=$n AND holder=$me` (the fence is kept).
+ * - writes:  in the write's own transaction, `SELECT … FROM campaign_owner … FOR SHARE` and check
+ *            (fence, holder, expiry) before the document changes; a mismatch → `fence_stale`.
+ *            A plain join of the ownership row is NOT enough: under READ COMMITTED it lets a stale
+ *            write through while a takeover is still uncommitted (research/scale_out.md §1.7).
  * The holder renews well inside the TTL (client-go: lease 15 s, renew deadline 10 s) and treats
  * a renew that has not answered by the deadline as lost: it stops writing, never re-claims
  * silently.
@@ -79,16 +84,21 @@ export interface HostingRight extends WriteFence {
   release(): Promise<void>;
 }
 
-export type RenewOutcome = { readonly ok: true } | { readonly ok: false; readonly code: 'hosting_lost'; readonly reason: string };
+export type RenewOutcome =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly code: 'hosting_lost'; readonly reason: string }
+  /** The store did not answer: not confirmed, not lost either; the right ends at its local deadline unless a later renewal answers. */
+  | { readonly ok: false; readonly code: 'renew_unanswered'; readonly reason: string };
 
 export interface OwnershipRefusal {
   readonly ok: false;
   /**
    * Stable codes. `state_root_locked`: a live process owns it; `state_root_unusable`: the folder
    * cannot hold an owner record; `scope_unsupported`: this implementation does not grant that
-   * scope. A per-campaign implementation adds its own (e.g. `campaign_hosted_elsewhere`).
+   * scope. Per campaign (PostgreSQL): `campaign_hosted_elsewhere`: another replica (or this
+   * one) holds a live right; `invalid_campaign_id`; `ownership_unavailable`: the database did not answer.
    */
-  readonly code: 'state_root_locked' | 'state_root_unusable' | 'scope_unsupported';
+  readonly code: 'state_root_locked' | 'state_root_unusable' | 'scope_unsupported' | 'campaign_hosted_elsewhere' | 'invalid_campaign_id' | 'ownership_unavailable';
   /** One sentence, e.g. `/var/lib/argus is owned by pid 4242`. */
   readonly message: string;
   readonly pid?: number;
