@@ -56,7 +56,7 @@ const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETU
 /** Opens the pool, proves a connection, applies the migrations. Never throws. */
 export async function openDatabase(options: DatabaseOptions): Promise<{ ok: true; db: Database } | DatabaseFailure> {
   const schema = options.schema ?? DEFAULT_DATABASE_SCHEMA;
-  if (!SCHEMA_NAME.test(schema)) return fail('database_schema_invalid', `database schema ${JSON.stringify(schema.slice(0, 80))} must match [a-z_][a-z0-9_]{0,62}`);
+  if (!SCHEMA_NAME.test(schema)) return startupRefusal('database_schema_invalid', `database schema ${JSON.stringify(schema.slice(0, 80))} must match [a-z_][a-z0-9_]{0,62}`);
   const parsed = parseUrl(options.url);
   if (!parsed.ok) return parsed;
   const { target, password } = parsed;
@@ -87,7 +87,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<{ ok: true
     await applyMigrations(pool, schema);
   } catch (error) {
     await pool.end().catch(() => undefined);
-    return fail('database_unusable', `migrations on ${target} schema ${schema} failed (${mask(describeError(error), password)})`);
+    return startupRefusal('database_unusable', `migrations on ${target} schema ${schema} failed (${mask(describeError(error), password)})`);
   }
   return { ok: true, db };
 }
@@ -97,10 +97,10 @@ function parseUrl(url: string): { ok: true; target: string; password: string } |
   try {
     parsed = new URL(url);
   } catch {
-    return fail('database_url_invalid', 'ARGUS_SUPERVISOR_DATABASE_URL is not a URL (expected postgresql://user@host:port/database)');
+    return startupRefusal('database_url_invalid', 'ARGUS_SUPERVISOR_DATABASE_URL is not a URL (expected postgresql://user@host:port/database)');
   }
   if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
-    return fail('database_url_invalid', `ARGUS_SUPERVISOR_DATABASE_URL has scheme ${JSON.stringify(parsed.protocol.slice(0, 20))}; expected postgresql://`);
+    return startupRefusal('database_url_invalid', `ARGUS_SUPERVISOR_DATABASE_URL has scheme ${JSON.stringify(parsed.protocol.slice(0, 20))}; expected postgresql://`);
   }
   const database = decodeURIComponent(parsed.pathname.replace(/^\//, '')) || '(default)';
   const target = `${parsed.hostname || 'localhost'}:${parsed.port || '5432'}/${database}`;
@@ -110,11 +110,11 @@ function parseUrl(url: string): { ok: true; target: string; password: string } |
 function classifyConnectError(error: unknown, target: string, password: string): DatabaseFailure {
   const code = (error as { code?: unknown }).code;
   const why = mask(describeError(error), password);
-  if (typeof code === 'string' && UNREACHABLE.has(code)) return fail('database_unreachable', `PostgreSQL at ${target} did not answer (${code})`);
-  if (/timeout|terminated unexpectedly/i.test(why)) return fail('database_unreachable', `PostgreSQL at ${target} did not answer in time`);
-  if (code === '28P01' || code === '28000' || /SASL|password/i.test(why)) return fail('database_auth_failed', `PostgreSQL at ${target} refused the credentials in ARGUS_SUPERVISOR_DATABASE_URL`);
-  if (code === '3D000') return fail('database_unusable', `PostgreSQL at ${target}: the database does not exist`);
-  return fail('database_unusable', `PostgreSQL at ${target} cannot be used (${why})`);
+  if (typeof code === 'string' && UNREACHABLE.has(code)) return startupRefusal('database_unreachable', `PostgreSQL at ${target} did not answer (${code})`);
+  if (/timeout|terminated unexpectedly/i.test(why)) return startupRefusal('database_unreachable', `PostgreSQL at ${target} did not answer in time`);
+  if (code === '28P01' || code === '28000' || /SASL|password/i.test(why)) return startupRefusal('database_auth_failed', `PostgreSQL at ${target} refused the credentials in ARGUS_SUPERVISOR_DATABASE_URL`);
+  if (code === '3D000') return startupRefusal('database_unusable', `PostgreSQL at ${target}: the database does not exist`);
+  return startupRefusal('database_unusable', `PostgreSQL at ${target} cannot be used (${why})`);
 }
 
 /** Removes the password (raw and URL-encoded) from a message, in case a driver quoted it. */
@@ -123,4 +123,4 @@ function mask(text: string, password: string): string {
   return text.split(password).join('***').split(encodeURIComponent(password)).join('***');
 }
 
-const fail = (code: DatabaseErrorCode, message: string): DatabaseFailure => ({ ok: false, code, message });
+const startupRefusal = (code: DatabaseErrorCode, message: string): DatabaseFailure => ({ ok: false, code, message });
