@@ -69,6 +69,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       advertiseEpochEnforcement: options.advertiseEpochEnforcement ?? true,
       token: options.token || undefined,
       defaultScenario,
+      listing: options.listing ?? 'off',
       world,
       faults,
       advanceClock,
