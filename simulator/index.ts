@@ -14,8 +14,8 @@ import { World } from './world/world.js';
 
 export type { FaultKind, FaultSpec } from './http/fault-spec.js';
 export { FAULT_KINDS } from './http/fault-spec.js';
-export type { CreatedTasks, RunningSimulator, ScenarioName, SimProtocol, SimulatorLogger, SimulatorOptions } from './options.js';
-export { SCENARIO_NAMES, SIM_PROTOCOLS, isScenarioName } from './names.js';
+export type { CreatedTasks, RunningSimulator, ScenarioName, SimListing, SimProtocol, SimulatorLogger, SimulatorOptions } from './options.js';
+export { SCENARIO_NAMES, SIM_LISTINGS, SIM_PROTOCOLS, isScenarioName } from './names.js';
 export type { SimulatorStats } from './world/stats.js';
 export type { ArrivalListener, Disposition, LedgerEntry, LedgerPage } from './world/request-log.js';
 export type { TaskSummary } from './world/world.js';

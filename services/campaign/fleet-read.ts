@@ -121,6 +121,8 @@ export class FleetRead implements FleetAnswers {
   /** undefined: not probed yet on this client; false: per-task reads for good. */
   private supported: boolean | undefined;
   private answers = new Map<string, ListedAnswer>();
+  /** False: every beat reads per task (the benchmark's comparison on the same fleet). */
+  enabled = true;
 
   constructor(private readonly deps: FleetReadDeps) {}
 
@@ -146,7 +148,7 @@ export class FleetRead implements FleetAnswers {
     this.clear();
     const remote = this.deps.remote();
     const perTask: FleetSweepReport = { mode: 'per-task', requests: 0, answered: 0, totalSize: null };
-    if (this.supported === false || !remote?.listTasks) return perTask;
+    if (!this.enabled || this.supported === false || !remote?.listTasks) return perTask;
     const bound = new Map<string, string | null>();
     for (const t of targets) bound.set(t.taskId, t.contextId);
     if (bound.size === 0) return perTask;

@@ -25,6 +25,8 @@ export interface FleetSweep {
   readonly heartbeat: Pick<HeartbeatOptions, 'prepare' | 'finished'>;
   /** The last beat's listing (null before the first). */
   readonly last: FleetSweepReport | null;
+  /** False: beats read per task (the benchmark compares both paths on one fleet). */
+  enabled: boolean;
 }
 
 export function createFleetSweep(deps: FleetSweepDeps): FleetSweep {
@@ -45,6 +47,12 @@ export function createFleetSweep(deps: FleetSweepDeps): FleetSweep {
     read,
     get last() {
       return last;
+    },
+    get enabled() {
+      return read.enabled;
+    },
+    set enabled(on: boolean) {
+      read.enabled = on;
     },
     heartbeat: {
       prepare: async (ids) => {
