@@ -106,6 +106,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     addCheckpoint: (taskId) => world.addCheckpoint(taskId),
     hold: (methods) => faults.hold(methods),
     takeover: (contextId, controllerId, ttlSeconds) => world.leases.force(contextId, controllerId, ttlSeconds),
+    lease: (contextId) => world.leases.view(contextId),
     injectFaults: (spec) => faults.inject(spec),
     clearFaults: () => faults.clear(),
     releaseHeld: () => faults.releaseAll(),

@@ -92,6 +92,8 @@ export interface RunningSimulator {
   releaseHeld(): number;
   /** Requests parked by holds now. */
   readonly holding: number;
+  /** The live lease on a context (null: none, or expired). */
+  lease(contextId: string): LeaseView | null;
   /** Moves the simulator's clock forward (lease expiry without sleeping). */
   advanceClock(seconds: number): void;
   /** A compact view of one task without advancing it. */
