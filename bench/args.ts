@@ -20,18 +20,26 @@ export interface BenchArgs {
    * (services/runtime/heap-growth.ts), to show what an embedding host with default flags sees.
    */
   v8HeapDefaults: boolean;
+  /**
+   * The fleet sweep instead: ListTasks pages + one catch-up per unchanged beat, beside the
+   * per-task sweep and the raw GetTask floor of the same run, against the simulator (listing
+   * as the spec says) and a stock @a2a-js/sdk server (bench/fleet-bench.ts).
+   */
+  fleet: boolean;
 }
 
-export const BENCH_DEFAULTS: BenchArgs = { campaigns: 1000, concurrency: 64, rounds: 5, json: false, restart: false, v8HeapDefaults: false };
+export const BENCH_DEFAULTS: BenchArgs = { campaigns: 1000, concurrency: 64, rounds: 5, json: false, restart: false, v8HeapDefaults: false, fleet: false };
 
 export class BenchArgsError extends Error {}
 
 export const BENCH_USAGE =
-  'usage: heartbeat-sweep [--campaigns N] [--concurrency C] [--rounds R] [--restart] [--v8-heap-defaults] [--json]\n' +
+  'usage: heartbeat-sweep [--campaigns N] [--concurrency C] [--rounds R] [--restart] [--v8-heap-defaults] [--fleet] [--json]\n' +
   `  defaults: --campaigns ${BENCH_DEFAULTS.campaigns} --concurrency ${BENCH_DEFAULTS.concurrency} --rounds ${BENCH_DEFAULTS.rounds}\n` +
   '  --restart: then stop, start a new process on the same documents, and report restart_first_sweep_ms\n' +
   '             (its process start until its first full sweep ends) beside sweep_ms\n' +
-  '  --v8-heap-defaults: V8\'s own heap growth instead of the +50% past live that `serve` sets';
+  '  --v8-heap-defaults: V8\'s own heap growth instead of the +50% past live that `serve` sets\n' +
+  '  --fleet: the ListTasks fleet sweep beside the per-task sweep and the raw GetTask floor,\n' +
+  '           against the simulator and a stock @a2a-js/sdk server';
 
 const LIMITS: Record<'campaigns' | 'concurrency' | 'rounds', [number, number]> = {
   campaigns: [1, 200_000],
@@ -44,6 +52,10 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
   const args: BenchArgs = { ...BENCH_DEFAULTS };
   for (let i = 0; i < argv.length; i++) {
     const raw = argv[i]!;
+    if (raw === '--fleet') {
+      args.fleet = true;
+      continue;
+    }
     if (raw === '--json' || raw === '--restart' || raw === '--v8-heap-defaults') {
       args[raw === '--json' ? 'json' : raw === '--restart' ? 'restart' : 'v8HeapDefaults'] = true;
       continue;

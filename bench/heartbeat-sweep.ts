@@ -37,6 +37,7 @@ import { BENCH_USAGE, BenchArgsError, parseBenchArgs, type BenchArgs } from './a
 import { CREATE_CONCURRENCY, counterTotal, createBenchSupervisor, createCampaigns, createSteadyTasks, log, mb, round1, round3 } from './bench-setup.js';
 import type { RestartResult } from './restart-child.js';
 import { runRestartChild } from './restart-spawn.js';
+import { runFleetBench } from './fleet-bench.js';
 import { spawnSimulator, type SimChild } from './sim-child.js';
 import { median, runRounds } from './sweep-rounds.js';
 
@@ -243,6 +244,12 @@ async function main(): Promise<void> {
     return;
   }
   try {
+    if (args.fleet) {
+      const fleet = await runFleetBench(args);
+      if (!args.json) for (const r of fleet.remotes) process.stdout.write(`${r.remote}: fleet ${r.fleet_sweep_ms} ms (${r.fleet_requests} requests), per-task ${r.per_task_sweep_ms} ms, raw floor ${r.raw_get_floor_ms} ms\n`);
+      process.stdout.write(`${JSON.stringify(fleet)}\n`);
+      return;
+    }
     const result = await runBench(args);
     if (!args.json) process.stdout.write(`${humanSummary(result)}\n`);
     process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
-import type { ScenarioName } from '../simulator/index.js';
+import type { ScenarioName, SimListing } from '../simulator/index.js';
 
 export interface SimChild {
   url: string;
@@ -19,11 +19,11 @@ export interface SimChild {
 /** dist/bench/*.js → dist/bin/argus-supervisor.js */
 export const CLI_PATH = fileURLToPath(new URL('../bin/argus-supervisor.js', import.meta.url));
 
-export async function spawnSimulator(opts: { scenario: ScenarioName; readyTimeoutMs?: number }): Promise<SimChild> {
+export async function spawnSimulator(opts: { scenario: ScenarioName; listing?: SimListing; readyTimeoutMs?: number }): Promise<SimChild> {
   const env = { ...process.env };
   // An inherited token would make the simulator demand one the benchmark does not send.
   delete env['OPENTRAINING_A2A_TOKEN'];
-  const child = spawn(process.execPath, [CLI_PATH, 'simulate', '--port', '0', '--scenario', opts.scenario], {
+  const child = spawn(process.execPath, [CLI_PATH, 'simulate', '--port', '0', '--scenario', opts.scenario, ...(opts.listing ? ['--listing', opts.listing] : [])], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env,
   });
@@ -56,7 +56,7 @@ export async function spawnSimulator(opts: { scenario: ScenarioName; readyTimeou
   }
 }
 
-function firstLine(child: ChildProcess, timeoutMs: number): Promise<string> {
+export function firstLine(child: ChildProcess, timeoutMs: number): Promise<string> {
   return new Promise((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
     const timer = setTimeout(() => finish(new Error(`no readiness line within ${timeoutMs} ms`)), timeoutMs);

@@ -33,7 +33,7 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
-async function measure(fn: () => Promise<void>): Promise<Measured> {
+export async function measure(fn: () => Promise<void>): Promise<Measured> {
   const cpu = process.cpuUsage();
   const started = performance.now();
   await fn();
@@ -70,10 +70,10 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * stragglers. (A forced GC here was tried and doubled every method's measured CPU time on
  * Node 20, so none is forced.)
  */
-const settle = () => sleep(100);
+export const settle = () => sleep(100);
 
 /** One sweep of raw undici POSTs: what any HTTP client must do at least. */
-function rawSweeper(rpcUrl: string, headers: Record<string, string>, ids: readonly string[], concurrency: number) {
+export function rawSweeper(rpcUrl: string, headers: Record<string, string>, ids: readonly string[], concurrency: number) {
   const agent = new Agent({ connections: concurrency, pipelining: 1 });
   let nextId = 1;
   const sweep = async (): Promise<number> => {

@@ -14,8 +14,8 @@ import { World } from './world/world.js';
 
 export type { FaultKind, FaultSpec } from './http/fault-spec.js';
 export { FAULT_KINDS } from './http/fault-spec.js';
-export type { CreatedTasks, RunningSimulator, ScenarioName, SimProtocol, SimulatorLogger, SimulatorOptions } from './options.js';
-export { SCENARIO_NAMES, SIM_PROTOCOLS, isScenarioName } from './names.js';
+export type { CreatedTasks, RunningSimulator, ScenarioName, SimListing, SimProtocol, SimulatorLogger, SimulatorOptions } from './options.js';
+export { SCENARIO_NAMES, SIM_LISTINGS, SIM_PROTOCOLS, isScenarioName } from './names.js';
 export type { SimulatorStats } from './world/stats.js';
 export type { ArrivalListener, Disposition, LedgerEntry, LedgerPage } from './world/request-log.js';
 export type { TaskSummary } from './world/world.js';
@@ -69,6 +69,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       advertiseEpochEnforcement: options.advertiseEpochEnforcement ?? true,
       token: options.token || undefined,
       defaultScenario,
+      listing: options.listing ?? 'off',
       world,
       faults,
       advanceClock,
@@ -105,6 +106,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     addCheckpoint: (taskId) => world.addCheckpoint(taskId),
     hold: (methods) => faults.hold(methods),
     takeover: (contextId, controllerId, ttlSeconds) => world.leases.force(contextId, controllerId, ttlSeconds),
+    lease: (contextId) => world.leases.view(contextId),
     injectFaults: (spec) => faults.inject(spec),
     clearFaults: () => faults.clear(),
     releaseHeld: () => faults.releaseAll(),

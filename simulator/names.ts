@@ -11,3 +11,12 @@ export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 
 export const isScenarioName = (value: unknown): value is ScenarioName =>
   typeof value === 'string' && (SCENARIO_NAMES as readonly string[]).includes(value);
+
+/**
+ * How the simulator answers A2A 1.0 ListTasks: `off` (method not found, as a remote without it;
+ * the default, so poll-driven scenarios keep advancing by GetTask), `spec` (the spec's order,
+ * inclusive filter, a cursor that survives updates) or `sdk-memory` (@a2a-js/sdk 1.3.0's
+ * in-memory store: strict filter, a cursor lost when its task is updated between pages).
+ */
+export const SIM_LISTINGS = ['off', 'spec', 'sdk-memory'] as const;
+export type SimListing = (typeof SIM_LISTINGS)[number];

@@ -7,11 +7,11 @@ import type { LeaseView } from '../adapters/a2a/control-contract.js';
 import type { FaultSpec } from './http/fault-spec.js';
 import type { ArrivalListener, LedgerPage } from './world/request-log.js';
 import type { SimulatorStats } from './world/stats.js';
-import type { ScenarioName, SimProtocol } from './names.js';
+import type { ScenarioName, SimListing, SimProtocol } from './names.js';
 import type { SimState } from './world/scenarios.js';
 import type { CreatedTasks, TaskSummary } from './world/world.js';
 
-export type { ScenarioName, SimProtocol } from './names.js';
+export type { ScenarioName, SimListing, SimProtocol } from './names.js';
 export type { CreatedTasks } from './world/world.js';
 
 /** The subset of a pino logger the simulator uses; a pino instance fits as is. */
@@ -44,6 +44,11 @@ export interface SimulatorOptions {
    * correct client would never mutate it and its own gate could not be exercised).
    */
   advertiseEpochEnforcement?: boolean;
+  /**
+   * ListTasks on the 1.0 endpoint (default 'off': method not found). 'spec' and 'sdk-memory'
+   * list as pure reads: a listing never advances a scenario (see simulator/names.ts).
+   */
+  listing?: SimListing;
   /** Polls spent in each stage of the staged scenarios (default 3). */
   pollsPerStage?: number;
   /** Poll of a `takeover` task at which the rival claims its context (default 2). */
@@ -87,6 +92,8 @@ export interface RunningSimulator {
   releaseHeld(): number;
   /** Requests parked by holds now. */
   readonly holding: number;
+  /** The live lease on a context (null: none, or expired). */
+  lease(contextId: string): LeaseView | null;
   /** Moves the simulator's clock forward (lease expiry without sleeping). */
   advanceClock(seconds: number): void;
   /** A compact view of one task without advancing it. */

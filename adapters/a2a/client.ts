@@ -13,6 +13,7 @@ import { err, ok, refusedLocally, remoteError, type RemoteError, type Result } f
 import { checkAuthority, checkMutationAllowed, checkStrings } from './guards.js';
 import { createHttpTransport, DEFAULT_HTTP_OPTIONS, type HttpTransport } from './http.js';
 import { readRpcReply, rpcBody } from './json-rpc.js';
+import { checkListRequest, listTasksParams, readTaskPage } from './list-tasks.js';
 import { normalizeTask } from './normalize.js';
 import { checkAnswerIsAbout } from './remote-fields.js';
 import { authHeaders, buildSession, HEADER_SAFE_TOKEN, type Session } from './session.js';
@@ -107,6 +108,17 @@ export class HttpA2AClient implements A2AClient {
     const s = await this.ensureSession();
     if (!s.ok) return s;
     return this.taskCall(s.value, s.value.dialect.methods.get, s.value.dialect.getTaskParams(taskId), 'read', expected);
+  };
+
+  /** One ListTasks page on the read lane; every task through the GetTask boundary (list-tasks.ts). */
+  readonly listTasks: NonNullable<A2AClient['listTasks']> = async (req) => {
+    const s = this.#session ? ok(this.#session) : await this.ensureSession();
+    if (!s.ok) return s;
+    const checked = checkListRequest(req, s.value.description.protocolVersion);
+    if (!checked.ok) return checked;
+    const result = await this.call(s.value, 'ListTasks', listTasksParams(req), 'read', 'read');
+    if (!result.ok) return result;
+    return this.failed('ListTasks', 'read', readTaskPage(result.value, req.pageSize, this.#secrets));
   };
 
   readonly submit: A2AClient['submit'] = async (req) => {

@@ -19,6 +19,7 @@ export type { RemoteDescription } from './discovery.js';
 export { CAPABILITY_NAMES, detectCapabilities, type CapabilityMap, type CapabilityName, type CapabilityReport } from './capabilities.js';
 export { agentCardSchema, selectEndpoint, type AgentCard, type ProtocolVersion } from './card.js';
 export { normalizeTask, normalizeState } from './normalize.js';
+export { LIST_PAGE_MAX, type ListTasksRequest, type TaskPage } from './list-tasks.js';
 export { parseBaseUrl, urlCredentialProblem } from './base-url.js';
 export { isRemoteIdentifier, redactSecrets, REMOTE_TEXT_CAPS, sanitizeRemoteText } from './sanitize.js';
 export { LEASE_TTL_MAX_SECONDS, LEASE_TTL_MIN_SECONDS } from './guards.js';

@@ -6,6 +6,7 @@ import type { Logger } from '../logger.js';
 import type { ControlAuthority, LeaseResult, RequestReadback } from './control-contract.js';
 import type { RemoteDescription } from './discovery.js';
 import type { Result } from './errors.js';
+import type { ListTasksRequest, TaskPage } from './list-tasks.js';
 import type { TaskSnapshot } from './snapshot.js';
 
 export interface A2AClientOptions {
@@ -100,6 +101,11 @@ export interface A2AClient {
    * `remote_payload_invalid`: a failed read, never adopted.
    */
   getTask(taskId: string, bound?: { contextId?: string | null }): Promise<Result<TaskSnapshot>>;
+  /**
+   * One page of A2A 1.0 `ListTasks` (the fleet sweep's read): each task through the same
+   * boundary as a GetTask answer. Absent on clients that cannot list (then: per-task reads).
+   */
+  listTasks?(req: ListTasksRequest): Promise<Result<TaskPage>>;
   /** Starts a new attempt without waiting for it (non-blocking send). Fenced. */
   submit(req: SubmitRequest): Promise<Result<TaskSnapshot>>;
   /**

@@ -9,10 +9,12 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { pino } from 'pino';
 import {
   SCENARIO_NAMES,
+  SIM_LISTINGS,
   SIM_PROTOCOLS,
   startSimulator,
   type RunningSimulator,
   type ScenarioName,
+  type SimListing,
   type SimProtocol,
   type SimulatorLogger,
 } from '../../simulator/index.js';
@@ -25,6 +27,7 @@ export interface SimulateCliOptions {
   scenario: ScenarioName;
   enforceEpochs: boolean;
   pollsPerStage?: number;
+  listing?: SimListing;
 }
 
 export interface SimulateIo {
@@ -57,6 +60,7 @@ export async function runSimulate(options: SimulateCliOptions, io: SimulateIo = 
     scenario: options.scenario,
     enforceEpochs: options.enforceEpochs,
     ...(options.pollsPerStage !== undefined ? { pollsPerStage: options.pollsPerStage } : {}),
+    ...(options.listing !== undefined ? { listing: options.listing } : {}),
     token: io.env['OPENTRAINING_A2A_TOKEN'] || undefined,
     logger: io.logger,
   });
@@ -96,6 +100,7 @@ export function registerSimulate(program: Command): void {
     .addOption(new Option('--scenario <name>', 'scenario of tasks created by SendMessage').choices(SCENARIO_NAMES).default('training'))
     .option('--no-enforce-epochs', 'naive remote: apply stale mutations and count them instead of rejecting')
     .option('--polls-per-stage <n>', 'polls spent in each training stage', integer(1, 1000))
+    .addOption(new Option('--listing <mode>', 'ListTasks: off (method not found), spec, or sdk-memory (the SDK in-memory store)').choices(SIM_LISTINGS).default('off'))
     .action(async (options: SimulateCliOptions) => {
       const io = defaultIo();
       let sim: RunningSimulator;

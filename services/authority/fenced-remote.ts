@@ -53,6 +53,7 @@ export function fencedRemote(inner: A2AClient, fence: HostingFence): A2AClient {
     submit: (req) => guarded(() => inner.submit(req)),
     reply: (req) => guarded(() => inner.reply(req)),
     cancel: (taskId, opts) => guarded(() => inner.cancel(taskId, opts)),
+    ...(inner.listTasks ? { listTasks: (req: Parameters<NonNullable<A2AClient['listTasks']>>[0]) => guarded(() => inner.listTasks!(req)) } : {}),
     control,
     close: () => inner.close(),
   };

@@ -6,6 +6,7 @@
  */
 import type { DecisionRuntime } from '../decisions/decision-runtime.js';
 import type { AuthorityPorts } from '../authority/authority-ports.js';
+import type { FleetAnswers } from './fleet-read.js';
 
 export { JournalRefusedError, REMOTE_NOT_CONFIGURED, type JournalIntentRecord } from '../authority/authority-ports.js';
 
@@ -19,6 +20,11 @@ export interface EffectDeps extends AuthorityPorts {
    * mutations never wait behind them).
    */
   readConcurrency?: number;
+  /**
+   * The beat's fleet listing (services/campaign/fleet-read.ts): a read whose task was listed
+   * takes that answer instead of sending GetTask. Absent: every read sends GetTask.
+   */
+  fleet?: FleetAnswers;
   /** The Argus bridge and Foreman runner the decision effects use (none: no decision runs). */
   decisions?: DecisionRuntime;
   /** The campaign's objective (the envelope carries it, sanitized and capped). */

@@ -7,7 +7,7 @@
  * @module
  */
 import { fromCallback } from 'xstate';
-import { INTERRUPTED_STATES } from '../../adapters/a2a/index.js';
+import { INTERRUPTED_STATES, ok } from '../../adapters/a2a/index.js';
 import type { ReadRequest, ReadStatusInput, ReadStatusOutput } from '../../machines/campaign.types.js';
 import { materialFingerprint } from '../reducer/fingerprint.js';
 import { leaseReadbackOf, readFailureBackoffMs, reduce, reduceReadFailure } from '../reducer/reducer.js';
@@ -42,10 +42,13 @@ export function createReadEffects(deps: EffectDeps) {
         failure: { consecutive, critical: false, backoffMs: readFailureBackoffMs(consecutive, input.cadenceMs), drafts: [] },
       };
     }
-    const requestedAt = deps.now().toISOString();
+    // The beat's listing answered for this task already (same boundary, same identity checks):
+    // its answer is this read's, and the chart judges it exactly as a GetTask answer.
+    const listed = deps.fleet?.take(input.taskId, input.contextId);
+    const requestedAt = listed ? listed.requestedAt : deps.now().toISOString();
     // The answer must be about this task and (once known) its context, else it is a failed read.
-    const read = await remote.getTask(input.taskId, { contextId: input.contextId });
-    const answeredAt = deps.now();
+    const read = listed ? ok(listed.snapshot) : await remote.getTask(input.taskId, { contextId: input.contextId });
+    const answeredAt = listed ? listed.answeredAt : deps.now();
     const at = answeredAt.toISOString();
 
     if (!read.ok) {

@@ -16,6 +16,8 @@ export interface SupervisorMetrics {
   remoteRequestSeconds: Histogram<'method' | 'outcome'>;
   campaigns: Gauge<'authority' | 'attention'>;
   authFailures: Counter<'reason'>;
+  /** ListTasks entries refused by the fleet sweep (never adopted; read with GetTask), by reason. */
+  fleetListRefusals: Counter<'reason'>;
   /**
    * Where the campaigns gauge reads its samples at scrape time: one per (authority, attention)
    * combination that has campaigns now, so a combination that emptied disappears.
@@ -86,6 +88,12 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Supervis
     authFailures: new Counter({
       name: 'argus_supervisor_auth_failures_total',
       help: 'API requests and logins refused for a missing or wrong key, by reason (missing, invalid, throttled: a key from a client in back-off, not compared).',
+      labelNames: ['reason'],
+      registers: [registry],
+    }),
+    fleetListRefusals: new Counter({
+      name: 'argus_supervisor_fleet_list_refusals_total',
+      help: 'ListTasks entries the fleet sweep refused (never adopted; those tasks are read with GetTask), by reason.',
       labelNames: ['reason'],
       registers: [registry],
     }),

@@ -28,6 +28,12 @@ export interface HeartbeatOptions {
    */
   tick: (campaignId: string, settled: () => void) => boolean;
   onSweepError?: (campaignId: string, error: unknown) => void;
+  /**
+   * Runs before the TICKs go out, with the due campaigns (the fleet listing: services/campaign/
+   * fleet-read.ts); it must not throw. `finished` runs once the sweep has reported.
+   */
+  prepare?: (campaignIds: readonly string[]) => Promise<void>;
+  finished?: () => void;
   /** How long a sweep waits for what it started before it reports (default: one cadence). */
   budgetMs?: number;
   random?: () => number;
@@ -66,6 +72,13 @@ export function createHeartbeat(opts: HeartbeatOptions): Heartbeat {
 
   function sweep(): Promise<SweepReport> {
     const startedAt = now();
+    if (!opts.prepare) return dispatch(opts.dueCampaigns(startedAt), startedAt);
+    const due = [...opts.dueCampaigns(startedAt)];
+    const listed = opts.prepare(due).then(() => dispatch(due, startedAt));
+    return opts.finished ? listed.finally(opts.finished) : listed;
+  }
+
+  function dispatch(due: Iterable<string>, startedAt: number): Promise<SweepReport> {
     let ticked = 0;
     let errors = 0;
     let waiting = 0;
@@ -85,7 +98,7 @@ export function createHeartbeat(opts: HeartbeatOptions): Heartbeat {
       waiting--;
       if (waiting === 0 && !dispatching) report(0);
     };
-    for (const id of opts.dueCampaigns(startedAt)) {
+    for (const id of due) {
       try {
         if (opts.tick(id, settled)) waiting++;
         ticked++;

@@ -3,6 +3,7 @@
  * through to every campaign actor) and what `createSupervisor` returns.
  * @module
  */
+import type { FleetSweepReport } from '../campaign/fleet-read.js';
 import type { InspectionEvent } from 'xstate';
 import type { A2AClient } from '../../adapters/a2a/index.js';
 import type { Logger } from '../../adapters/logger.js';
@@ -29,6 +30,11 @@ export interface SupervisorOptions {
    * default: built from `config` (services/decisions). The supervisor closes it on stop.
    */
   decisions?: DecisionRuntime;
+  /**
+   * Read the fleet with ListTasks each beat when the remote answers it (default true); false:
+   * every read is a GetTask (the benchmark's per-task comparison).
+   */
+  fleetSweep?: boolean;
   /** Status reads in flight at once, all campaigns together (default 64); renewals never wait for them. */
   concurrency?: number;
   now?: () => Date;
@@ -44,6 +50,8 @@ export interface SupervisorOptions {
 export interface Supervisor extends SupervisorApi {
   start(opts?: { heartbeat?: boolean; initialSweep?: boolean }): Promise<void>;
   stop(): Promise<void>;
+  /** The beat's ListTasks listing (null when `fleetSweep` is false): its last report. */
+  readonly fleet: { readonly last: FleetSweepReport | null; enabled: boolean } | null;
   /** One heartbeat sweep over every due campaign, now. */
   sweep(): Promise<SweepReport>;
   /**

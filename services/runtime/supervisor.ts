@@ -33,6 +33,7 @@ import { readAnswered, supervisorSystem } from './system-hooks.js';
 import { openSupervisorStore, supervisorGate } from './supervisor-wiring.js';
 import type { SupervisorConfig } from '../config/config.js';
 import { FirstSweep } from './first-sweep.js';
+import { createFleetSweep, type FleetSweep } from './fleet-sweep.js';
 import { FleetTime } from './fleet-time.js';
 import { Hosting } from './hosting.js';
 import { createHeartbeat, type Heartbeat, type SweepReport } from './heartbeat.js';
@@ -80,6 +81,8 @@ class SupervisorRuntime implements Supervisor {
   /** The remote every campaign call goes through: refused without a valid hosting fence. */
   private readonly remote: A2AClient | null;
   private firstSweep: Promise<SweepReport> | null = null;
+  /** The beat's ListTasks read of the whole fleet (null: every read is a GetTask). */
+  readonly fleet: FleetSweep | null;
 
   constructor(private readonly opts: SupervisorOptions) {
     this.config = opts.config;
@@ -95,6 +98,8 @@ class SupervisorRuntime implements Supervisor {
     this.ownership = opts.ownership ?? stateRootOwnership({ root: this.config.stateRoot });
     this.hosting = new Hosting(this.logger, (reason) => this.stopForLostRight(reason));
     this.remote = this.link.client ? fencedRemote(this.link.client, this.hosting) : null;
+    const host = (id: string) => this.system?.host(id);
+    this.fleet = opts.fleetSweep === false ? null : createFleetSweep({ remote: () => this.remote, host, metrics: this.metrics, logger: this.logger, now: this.now });
     this.time = new FleetTime({
       hosts: () => this.system?.hosts() ?? [],
       host: (id) => this.system?.host(id),
@@ -236,6 +241,7 @@ class SupervisorRuntime implements Supervisor {
       dueCampaigns: () => this.time.dueCampaigns(),
       tick: (id, settled) => this.time.tick(id, settled),
       onSweepError: onError,
+      ...this.fleet?.heartbeat,
     });
     const heartbeat = this.heartbeat;
     this.firstSweep =
@@ -262,7 +268,8 @@ class SupervisorRuntime implements Supervisor {
       right,
     });
     const { views, logger, contexts, now } = this;
-    const effects = { controllerId: this.config.controllerId, remote: this.remote, now, readConcurrency, decisions: this.decisions, contexts };
+    const fleet = this.fleet ? { fleet: this.fleet.read } : {};
+    const effects = { controllerId: this.config.controllerId, remote: this.remote, now, readConcurrency, decisions: this.decisions, contexts, ...fleet };
     this.system = supervisorSystem(
       { store: this.store, now, inspect: this.opts.inspect, effects, environment: () => this.time.environment() },
       { views, gate: this.gate, logger, contexts, readAnswered: readAnswered({ views, logger, link: this.link }), onFenceStale: (reason) => this.hosting.lose(reason) },

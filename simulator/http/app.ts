@@ -7,17 +7,18 @@
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
 import { AgentCard } from '@a2a-js/sdk';
 import { jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express';
-import type { ScenarioName, SimProtocol } from '../names.js';
+import type { ScenarioName, SimListing, SimProtocol } from '../names.js';
 import type { SimulatorLogger } from '../options.js';
 import { SimExecutor } from '../sdk/executor.js';
 import { SimRequestHandler } from '../sdk/request-handler.js';
 import { WorldTaskStore } from '../sdk/world-task-store.js';
-import { RPC_CODES } from '../world/rpc-error.js';
+import { RpcError, RPC_CODES } from '../world/rpc-error.js';
 import type { World } from '../world/world.js';
 import { adminRouter } from './admin.js';
 import { requireToken } from './auth.js';
 import { protoCard, v02Card, v03Card, type CardInputs } from './cards.js';
 import { controlGate } from './control-gate.js';
+import { readRpc, sendError } from './json-rpc.js';
 import type { FaultInjector } from './fault-spec.js';
 import { countAndInjectFaults, type FaultDeps } from './faults.js';
 import { v02Endpoint } from './v02-endpoint.js';
@@ -30,6 +31,7 @@ export interface AppDeps {
   advertiseEpochEnforcement: boolean;
   token: string | undefined;
   defaultScenario: ScenarioName;
+  listing: SimListing;
   world: World;
   faults: FaultInjector;
   advanceClock: (seconds: number) => void;
@@ -52,6 +54,13 @@ function rpcBodyErrors(deps: AppDeps): ErrorRequestHandler {
     } else next(error);
   };
 }
+
+/** A remote without ListTasks: the method is not found (as on 0.3, or a server that lacks it). */
+const refuseListTasks: RequestHandler = (req, res, next) => {
+  const rpc = readRpc(req);
+  if (rpc?.method !== 'ListTasks') return next();
+  sendError(res, rpc.id, new RpcError(RPC_CODES.methodNotFound, 'Method not found: ListTasks'));
+};
 
 export function buildApp(deps: AppDeps): Express {
   const { world, origin } = deps;
@@ -84,7 +93,7 @@ export function buildApp(deps: AppDeps): Express {
   } else {
     const handler = new SimRequestHandler(
       protoCard(cardInputs, deps.protocol),
-      new WorldTaskStore(world, deps.control),
+      new WorldTaskStore(world, deps.control, deps.listing === 'off' ? 'spec' : deps.listing),
       new SimExecutor(world, deps.control, deps.defaultScenario),
       undefined,
       undefined,
@@ -109,6 +118,7 @@ export function buildApp(deps: AppDeps): Express {
     app.use(
       '/a2a/jsonrpc',
       ...rpcChain,
+      ...(deps.listing === 'off' ? [refuseListTasks] : []),
       jsonRpcHandler({
         requestHandler: handler,
         userBuilder: UserBuilder.noAuthentication,

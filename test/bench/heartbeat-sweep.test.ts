@@ -35,9 +35,11 @@ describe('bench arguments', () => {
       json: true,
       restart: false,
       v8HeapDefaults: false,
+      fleet: false,
     });
     expect(parseBenchArgs(['--restart', '--campaigns=3'])).toEqual({ ...BENCH_DEFAULTS, campaigns: 3, restart: true });
     expect(parseBenchArgs(['--v8-heap-defaults'])).toEqual({ ...BENCH_DEFAULTS, v8HeapDefaults: true });
+    expect(parseBenchArgs(['--fleet', '--campaigns=10000'])).toEqual({ ...BENCH_DEFAULTS, campaigns: 10000, fleet: true });
   });
 
   it('refuses unknown flags, missing values and out-of-range numbers', () => {

@@ -1,0 +1,139 @@
+/**
+ * Hostile ListTasks answers: the list is remote text like a GetTask answer. Each hostile case is
+ * refused for the tasks it concerns (no answer is handed to their reads, so they are read with
+ * GetTask), never adopted, and counted by reason. A scripted loopback remote answers the real
+ * client (the real boundary: adapters/a2a/list-tasks.ts → normalizeTask), read by the real
+ * fleet reader (services/campaign/fleet-read.ts).
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createA2AClient, type A2AClient } from '../../adapters/a2a/index.js';
+import { FleetRead, type FleetRefusal, type FleetTarget } from '../../services/campaign/fleet-read.js';
+import { canary } from '../fixtures/canary.js';
+import { captureLogs } from '../fixtures/log-capture.js';
+
+const TOKEN = canary('fleet-list-token');
+const logs = captureLogs();
+
+type Page = { tasks: unknown[]; nextPageToken?: string; totalSize?: number };
+/** What the remote answers to each full-listing request of the current case (the catch-up finds nothing new). */
+let script: (params: Record<string, unknown>, call: number) => Page = () => ({ tasks: [] });
+let listCalls = 0;
+let server: http.Server;
+let base = '';
+
+const task = (id: string, contextId: string, state = 'TASK_STATE_WORKING', at = '2026-12-02T10:00:00.000Z') => ({
+  id,
+  contextId,
+  status: { state, timestamp: at },
+  artifacts: [],
+});
+const ours: FleetTarget[] = [1, 2, 3, 4].map((i) => ({ taskId: `t${i}`, contextId: `c${i}` }));
+const listed = () => ours.map((t) => task(t.taskId, t.contextId!));
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+    req.on('end', () => {
+      res.setHeader('content-type', 'application/json');
+      if (req.method === 'GET') {
+        res.end(JSON.stringify({ name: 'hostile lister', supportedInterfaces: [{ url: `${base}/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }] }));
+        return;
+      }
+      const rpc = JSON.parse(body) as { id: number; method: string; params: Record<string, unknown> };
+      if (rpc.method !== 'ListTasks') {
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: rpc.id, error: { code: -32601, message: 'Method not found' } }));
+        return;
+      }
+      const catchUp = rpc.params['statusTimestampAfter'] !== undefined;
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: rpc.id, result: catchUp ? (listCalls++, { tasks: [], nextPageToken: '' }) : script(rpc.params, listCalls++) }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/a2a`;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+async function listOnce(answer: typeof script): Promise<{ reader: FleetRead; refused: Map<FleetRefusal, number>; client: A2AClient }> {
+  script = answer;
+  listCalls = 0;
+  const client = createA2AClient({ baseUrl: base, token: TOKEN, logger: logs.logger });
+  const refused = new Map<FleetRefusal, number>();
+  const reader = new FleetRead({ remote: () => client, now: () => new Date(), logger: logs.logger, onRefused: (reason, n) => refused.set(reason, (refused.get(reason) ?? 0) + n) });
+  await reader.prepare(ours);
+  await client.close();
+  return { reader, refused, client };
+}
+
+/** Which of our tasks got an answer from the listing (the rest are read with GetTask). */
+const answered = (reader: FleetRead) => ours.filter((t) => reader.take(t.taskId, t.contextId) !== undefined).map((t) => t.taskId);
+
+describe('a hostile ListTasks answer', () => {
+  it('a clean list answers every task (the baseline the cases below depart from)', async () => {
+    const { reader, refused } = await listOnce(() => ({ tasks: listed(), nextPageToken: '', totalSize: 4 }));
+    expect(answered(reader)).toEqual(['t1', 't2', 't3', 't4']);
+    expect(refused.size).toBe(0);
+  });
+
+  it("lists another caller's task: ignored, never adopted, counted", async () => {
+    const { reader, refused } = await listOnce(() => ({ tasks: [...listed(), task('their-task', 'their-ctx')], nextPageToken: '' }));
+    expect(reader.take('their-task', null)).toBeUndefined();
+    expect(answered(reader)).toEqual(['t1', 't2', 't3', 't4']);
+    expect(refused.get('foreign')).toBe(1);
+  });
+
+  it('lists an id twice: that task is refused (read with GetTask), the others answered', async () => {
+    const { reader, refused } = await listOnce(() => ({ tasks: [...listed(), task('t2', 'c2')], nextPageToken: '' }));
+    expect(answered(reader)).toEqual(['t1', 't3', 't4']);
+    expect(refused.get('duplicate')).toBe(1);
+  });
+
+  it('lists an id twice with different states: neither state is adopted', async () => {
+    const { reader, refused } = await listOnce(() => ({ tasks: [...listed(), task('t3', 'c3', 'TASK_STATE_COMPLETED')], nextPageToken: '' }));
+    expect(answered(reader)).toEqual(['t1', 't2', 't4']);
+    expect(refused.get('conflicting')).toBe(1);
+  });
+
+  it('lists a task in another context than the campaign is bound to: refused', async () => {
+    const tasks = listed();
+    tasks[3] = task('t4', 'someone-elses-ctx', 'TASK_STATE_COMPLETED');
+    const { reader, refused } = await listOnce(() => ({ tasks, nextPageToken: '' }));
+    expect(answered(reader)).toEqual(['t1', 't2', 't3']);
+    expect(refused.get('context_mismatch')).toBe(1);
+  });
+
+  it('answers a page larger than asked: the whole page is refused', async () => {
+    const filler = Array.from({ length: 100 }, (_, i) => task(`x${i}`, `xc${i}`));
+    const { reader, refused } = await listOnce(() => ({ tasks: [...listed(), ...filler], nextPageToken: '' }));
+    expect(answered(reader)).toEqual([]);
+    expect(refused.get('oversized_page')).toBe(1);
+    // A hostile page decides nothing about the method: the next beat probes again.
+    expect(reader.listing).toBeUndefined();
+  });
+
+  it('answers a cursor that loops: the listing stops, what was not listed is read with GetTask', async () => {
+    const { reader, refused } = await listOnce((params) => ({ tasks: params['pageToken'] ? [listed()[1]] : [listed()[0]], nextPageToken: 'again' }));
+    expect(answered(reader)).toEqual(['t1', 't2']);
+    expect(refused.get('cursor_loop')).toBe(1);
+    expect(listCalls).toBe(3); // page, the repeated cursor's page, the catch-up
+  });
+
+  it('answers a task that fails the GetTask boundary (an invalid identifier): refused, never adopted', async () => {
+    const tasks = listed();
+    tasks[0] = task('t1\u0000evil', 'c1');
+    const { reader, refused } = await listOnce(() => ({ tasks, nextPageToken: '' }));
+    expect(answered(reader)).toEqual(['t2', 't3', 't4']);
+    expect(refused.get('malformed')).toBe(1);
+  });
+
+  it('echoes our credential in a listed task: redacted as in a GetTask answer', async () => {
+    const tasks: unknown[] = listed();
+    tasks[0] = { ...task('t1', 'c1'), status: { state: 'TASK_STATE_WORKING', message: { role: 'ROLE_AGENT', parts: [{ text: `token is ${TOKEN}` }] } } };
+    const { reader } = await listOnce(() => ({ tasks, nextPageToken: '' }));
+    const answer = reader.take('t1', 'c1');
+    expect(answer?.snapshot.latestAgentMessageExcerpt).toBeDefined();
+    expect(answer?.snapshot.latestAgentMessageExcerpt).not.toContain(TOKEN);
+  });
+});
