@@ -138,7 +138,8 @@ export async function startScriptedRemote(opts: { token: string }): Promise<Scri
       t.revision++;
     },
     calls,
-    mutations: () => calls.filter((c) => c.method !== 'GetTask' && !c.method.startsWith('opentraining.control/lease.')),
+    // Reads: GetTask, and ListTasks (the heartbeat's fleet probe, answered here as an unknown method).
+    mutations: () => calls.filter((c) => c.method !== 'GetTask' && c.method !== 'ListTasks' && !c.method.startsWith('opentraining.control/lease.')),
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

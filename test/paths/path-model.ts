@@ -67,7 +67,9 @@ export function expectedDrafts(emitted: readonly CampaignEmitted[]): PublicEvent
  * The Argus and Foreman effects talk to their own runtimes, never to the remote.
  */
 export const EFFECT_METHODS: Record<string, readonly string[]> = {
-  statusReader: ['GetTask', CONTROL_METHODS.leaseGet],
+  // ListTasks: the heartbeat's fleet sweep answers a beat's reads from a listing (probed once;
+  // the simulator here refuses it, so each read then sends GetTask).
+  statusReader: ['GetTask', 'ListTasks', CONTROL_METHODS.leaseGet],
   claimLease: [CONTROL_METHODS.leaseClaim, CONTROL_METHODS.leaseGet, 'GetTask'],
   renewLease: [CONTROL_METHODS.leaseRenew, CONTROL_METHODS.leaseGet],
   readLease: [CONTROL_METHODS.leaseGet],
