@@ -17,7 +17,7 @@ import * as fsp from 'node:fs/promises';
 import { campaignIdFromFileName, isValidCampaignId } from './campaign-id.js';
 import { acquireCampaignLock, DEFAULT_LOCK_SETTINGS, isLockFailure, type LockSettings } from './campaign-lock.js';
 import { campaignDocumentSchema, summarizeIssues, type CampaignDocument, type PublicEvent } from './campaign-document.js';
-import { checkDocumentTransition } from './document-transition.js';
+import { proposeTransaction } from './document-transition.js';
 import { DurableJsonFile, syncDirectory, type DurableFs } from './durable-json-adapter.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import type { HostingScope, WriteFence } from './ownership.js';
@@ -196,19 +196,10 @@ class FileCampaignStore implements CampaignStore {
       const read = await this.readAndReport(id, db);
       if (!read.ok) return read;
       const prev = read.doc;
-      let proposed: CampaignDocument | null;
-      try {
-        // fn gets its own copy so an in-place edit cannot hide a regression from the check.
-        proposed = fn(structuredClone(prev));
-      } catch (error) {
-        return failure('transaction_failed', describeError(error));
-      }
-      if (proposed === null) return { ok: true, doc: prev, written: false };
-      const parsed = campaignDocumentSchema.safeParse(proposed);
-      if (!parsed.success) return failure('document_invalid', summarizeIssues(parsed.error));
-      const transition = checkDocumentTransition(prev, parsed.data);
-      if (!transition.ok) return transition;
-      return this.commit(db, 'transact', prev, parsed.data);
+      const proposal = proposeTransaction(prev, fn);
+      if (!proposal.ok) return proposal;
+      if (proposal.doc === null) return { ok: true, doc: prev, written: false };
+      return this.commit(db, 'transact', prev, proposal.doc);
     });
   }
 

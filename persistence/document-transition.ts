@@ -6,10 +6,32 @@
  * `intent-journal.ts` allows. Pure.
  * @module
  */
-import { isUnresolved, type CampaignDocument, type MutationIntent } from './campaign-document.js';
-import { failure, type StoreFailure } from './store-errors.js';
+import { campaignDocumentSchema, isUnresolved, summarizeIssues, type CampaignDocument, type MutationIntent } from './campaign-document.js';
+import { describeError, failure, type StoreFailure } from './store-errors.js';
 
 export type TransitionResult = { ok: true } | StoreFailure<'document_regression'>;
+
+export type ProposalResult = { ok: true; doc: CampaignDocument | null } | StoreFailure<'transaction_failed' | 'document_invalid' | 'document_regression'>;
+
+/**
+ * What every store does with a transaction before it writes (the file store and PostgreSQL
+ * alike): the function gets its own copy, so an in-place edit cannot hide a regression from the
+ * check; its result must be a valid document and a lawful transition from `prev`. `doc: null`:
+ * the function chose to write nothing.
+ */
+export function proposeTransaction(prev: CampaignDocument, fn: (doc: CampaignDocument) => CampaignDocument | null): ProposalResult {
+  let proposed: CampaignDocument | null;
+  try {
+    proposed = fn(structuredClone(prev));
+  } catch (error) {
+    return failure('transaction_failed', describeError(error));
+  }
+  if (proposed === null) return { ok: true, doc: null };
+  const parsed = campaignDocumentSchema.safeParse(proposed);
+  if (!parsed.success) return failure('document_invalid', summarizeIssues(parsed.error));
+  const transition = checkDocumentTransition(prev, parsed.data);
+  return transition.ok ? { ok: true, doc: parsed.data } : transition;
+}
 
 export function checkDocumentTransition(prev: CampaignDocument, next: CampaignDocument): TransitionResult {
   const problem = findRegression(prev, next);

@@ -17,7 +17,7 @@ import type pg from 'pg';
 import { campaignDocumentSchema, parseCampaignDocument, summarizeIssues, type CampaignDocument } from '../campaign-document.js';
 import { isValidCampaignId } from '../campaign-id.js';
 import type { CampaignDocuments, LoadOneResult, LoadResult, StoreLogger, StoreWrite, Transaction, WriteResult } from '../campaign-store.js';
-import { checkDocumentTransition } from '../document-transition.js';
+import { proposeTransaction } from '../document-transition.js';
 import type { MachineVersionCheck } from '../document-db.js';
 import type { DocumentRead } from '../read-document.js';
 import { describeError, failure } from '../store-errors.js';
@@ -113,20 +113,11 @@ class PgCampaignDocuments implements CampaignDocuments {
       const read = this.classify(id, current.rows[0]!.document);
       if (!read.ok) return failure(read.code, read.reason);
       const prev = read.doc;
-      let proposed: CampaignDocument | null;
-      try {
-        // fn gets its own copy so an in-place edit cannot hide a regression from the check.
-        proposed = fn(structuredClone(prev));
-      } catch (error) {
-        return failure('transaction_failed', describeError(error));
-      }
-      if (proposed === null) return { ok: true, doc: prev, written: false };
-      const parsed = campaignDocumentSchema.safeParse(proposed);
-      if (!parsed.success) return failure('document_invalid', summarizeIssues(parsed.error));
-      const transition = checkDocumentTransition(prev, parsed.data);
-      if (!transition.ok) return transition;
-      await client.query('UPDATE campaign_documents SET document = $2, fence = $3, written_at = now() WHERE campaign_id = $1', [id, JSON.stringify(parsed.data), String(fence)]);
-      return { commit: true, kind: 'transact', prev, doc: parsed.data };
+      const proposal = proposeTransaction(prev, fn);
+      if (!proposal.ok) return proposal;
+      if (proposal.doc === null) return { ok: true, doc: prev, written: false };
+      await client.query('UPDATE campaign_documents SET document = $2, fence = $3, written_at = now() WHERE campaign_id = $1', [id, JSON.stringify(proposal.doc), String(fence)]);
+      return { commit: true, kind: 'transact', prev, doc: proposal.doc };
     });
   }
 

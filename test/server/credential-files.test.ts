@@ -10,14 +10,14 @@
  */
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
-import { readFile, readdir } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../services/config/config.js';
 import { readSecretFile } from '../../services/runtime/credential-files.js';
 import { canary } from '../fixtures/canary.js';
 import { recordChildOutput } from '../fixtures/child-output.js';
-import { removeScratch } from '../fixtures/scratch.js';
+import { filesUnder, removeScratch } from '../fixtures/scratch.js';
 import { CLI_ENTRY, REPO_ROOT, createScope, httpCall, spawnServe, tempStateRoot } from '../fixtures/supervisor-harness.js';
 
 const secretHome = mkdtempSync(path.join('/tmp', 'argus-credential-files-'));
@@ -32,16 +32,6 @@ function secretFile(value: string, mode = 0o600): string {
   writeFileSync(file, `${value}\n`, { mode: 0o600 });
   chmodSync(file, mode);
   return file;
-}
-
-async function filesUnder(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const e of await readdir(dir, { withFileTypes: true })) {
-    const full = path.join(dir, e.name);
-    if (e.isDirectory()) out.push(...(await filesUnder(full)));
-    else if (e.isFile()) out.push(full);
-  }
-  return out;
 }
 
 /** Runs serve to its end (bounded), for the refusals. */

@@ -8,29 +8,20 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { chmod, lstat, readFile, readdir, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, lstat, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { recordChildOutput } from '../fixtures/child-output.js';
 import { canary } from '../fixtures/canary.js';
 import { CLI_ENTRY, REPO_ROOT, createScope, httpCall, spawnServe, tempStateRoot, type ServeChild } from '../fixtures/supervisor-harness.js';
 import { openSse } from '../cli/sse.js';
+import { filesUnder } from '../fixtures/scratch.js';
 
 const scope = createScope();
 afterEach(() => scope.dispose());
 
 const API = '/api/plugins/argus_supervisor';
 const keyFile = (root: string) => path.join(root, 'local-api-key');
-
-async function filesUnder(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const e of await readdir(dir, { withFileTypes: true })) {
-    const full = path.join(dir, e.name);
-    if (e.isDirectory()) out.push(...(await filesUnder(full)));
-    else if (e.isFile()) out.push(full);
-  }
-  return out;
-}
 
 /** Every form of the key a leak could take: raw, its sha256 (hex, base64), base64 of it. */
 const forms = (key: string) => [key, createHash('sha256').update(key).digest('hex'), createHash('sha256').update(key).digest('base64'), Buffer.from(key).toString('base64')];
