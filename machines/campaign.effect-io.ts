@@ -19,6 +19,11 @@ export interface ReadStatusInput {
   createdAt: string;
   cadenceMs: number;
   now: string;
+  /**
+   * True when the heartbeat's TICK asked: the beat's fleet listing may answer it. An operator's
+   * OBSERVE asks for a fresh read, so it always reads the task itself.
+   */
+  beat?: boolean;
 }
 
 /** The reduced answer to one status read. Guards decide unchanged versus material from it. */

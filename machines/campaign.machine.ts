@@ -194,6 +194,7 @@ export const campaignMachine = campaignSetup.createMachine({
                     createdAt: context.createdAt,
                     cadenceMs: context.environment.cadenceMs,
                     now: event.now,
+                    beat: event.type === 'TICK',
                   },
                 };
               }),

@@ -43,8 +43,9 @@ export function createReadEffects(deps: EffectDeps) {
       };
     }
     // The beat's listing answered for this task already (same boundary, same identity checks):
-    // its answer is this read's, and the chart judges it exactly as a GetTask answer.
-    const listed = deps.fleet?.take(input.taskId, input.contextId);
+    // its answer is this read's, and the chart judges it exactly as a GetTask answer. Only a
+    // beat's read takes it: an operator's OBSERVE asked for a fresh read.
+    const listed = input.beat === true ? deps.fleet?.take(input.taskId, input.contextId) : undefined;
     const requestedAt = listed ? listed.requestedAt : deps.now().toISOString();
     // The answer must be about this task and (once known) its context, else it is a failed read.
     const read = listed ? ok(listed.snapshot) : await remote.getTask(input.taskId, { contextId: input.contextId });

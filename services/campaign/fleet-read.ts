@@ -68,7 +68,18 @@ export interface FleetReadDeps {
   logger: Logger;
   /** Counts list entries refused (the metric); called once per reason and beat. */
   onRefused?: (reason: FleetRefusal, count: number) => void;
+  /**
+   * How long one beat may list before it gives up and reads the rest with GetTask (default 15 s,
+   * real time): the TICKs, and the lease renewals they carry, wait for the listing.
+   */
+  budgetMs?: number;
 }
+
+const LIST_BUDGET_MS = 15_000;
+/** JSON-RPC codes that say "no such method here": -32601 method not found, -32004 unsupported operation (A2A). */
+const METHOD_REFUSED_RPC = new Set([-32601, -32004]);
+/** HTTP statuses that say the same of the endpoint (a 5xx, 408 or 429 says nothing about the method). */
+const METHOD_REFUSED_HTTP = new Set([400, 404, 405, 501]);
 
 /** One beat's listing, page by page. */
 class Listing {
@@ -121,6 +132,12 @@ export class FleetRead implements FleetAnswers {
   /** undefined: not probed yet on this client; false: per-task reads for good. */
   private supported: boolean | undefined;
   private answers = new Map<string, ListedAnswer>();
+  /**
+   * Beats may overlap (the heartbeat never waits for the last sweep): each listing is numbered,
+   * only the newest one installs its answers, and a sweep's end clears only its own.
+   */
+  private generation = 0;
+  private installed = 0;
   /** False: every beat reads per task (the benchmark's comparison on the same fleet). */
   enabled = true;
 
@@ -138,13 +155,21 @@ export class FleetRead implements FleetAnswers {
     return contextId && found.snapshot.contextId !== contextId ? undefined : found;
   }
 
-  /** Drops what the beat listed and no read took (a read outside the beat never takes it). */
-  clear(): void {
+  /** Drops what a beat listed and no read took (`generation`: only if that beat's are still installed). */
+  clear(generation?: number): void {
+    if (generation !== undefined && generation !== this.installed) return;
     this.answers = new Map();
   }
 
-  /** Lists the fleet for this beat; afterwards each listed campaign's read takes its answer. */
+  /** The number of the latest listing (pass it to `clear` when its sweep ends). */
+  get current(): number {
+    return this.generation;
+  }
+
+  /** Lists the fleet for this beat; afterwards each listed campaign's beat read takes its answer. */
   async prepare(targets: Iterable<FleetTarget>): Promise<FleetSweepReport> {
+    const generation = ++this.generation;
+    // What an earlier beat listed and no read took is older than what this one will list.
     this.clear();
     const remote = this.deps.remote();
     const perTask: FleetSweepReport = { mode: 'per-task', requests: 0, answered: 0, totalSize: null };
@@ -166,7 +191,10 @@ export class FleetRead implements FleetAnswers {
       for (const [id, answer] of caught) if (!list.refused.has(id)) list.seen.set(id, answer);
     }
     for (const [reason, n] of list.counts) this.deps.onRefused?.(reason, n);
+    // A newer beat began listing meanwhile: its answers (fresher) win; ours are dropped.
+    if (generation !== this.generation) return { ...perTask, requests: list.requests };
     this.answers = list.seen;
+    this.installed = generation;
     return { mode: 'listed', requests: list.requests, answered: list.seen.size, totalSize: full };
   }
 
@@ -184,9 +212,13 @@ export class FleetRead implements FleetAnswers {
     const tokens = new Set<string>();
     let token: string | undefined;
     let totalSize: number | null = null;
-    // Never more pages than the remote's own count (or our fleet) can fill, plus one.
-    let limit = Math.ceil(fleet / LIST_PAGE_MAX) + 1;
+    // Never more pages than our fleet can fill, plus one, whatever `totalSize` says (the remote's
+    // number; it also lists tasks we no longer follow): what is not listed by then is read with
+    // GetTask. And never past the beat's budget.
+    const limit = Math.ceil(fleet / LIST_PAGE_MAX) + 1;
+    const deadline = performance.now() + (this.deps.budgetMs ?? LIST_BUDGET_MS);
     for (let page = 0; ; page++) {
+      if (page > 0 && performance.now() > deadline) return totalSize;
       const requestedAt = this.deps.now().toISOString();
       list.requests++;
       const answer = await remote.listTasks!({ pageSize: LIST_PAGE_MAX, ...(token ? { pageToken: token } : {}), ...(after ? { statusTimestampAfter: after } : {}) });
@@ -201,25 +233,29 @@ export class FleetRead implements FleetAnswers {
         this.deps.logger.info('the remote answers ListTasks: unchanged beats read the fleet in pages');
       }
       const { tasks, refused, nextPageToken } = answer.value;
-      if (page === 0) {
-        totalSize = answer.value.totalSize;
-        if (totalSize !== null) limit = Math.max(limit, Math.ceil(totalSize / LIST_PAGE_MAX) + 1);
-      }
+      if (page === 0) totalSize = answer.value.totalSize;
       if (refused > 0) list.count('malformed', refused);
       list.take(tasks, into, requestedAt, this.deps.now());
       if (nextPageToken === '' || tasks.length + refused === 0) return totalSize;
-      if (tokens.has(nextPageToken) || page + 1 >= limit) {
+      // A token seen before is a loop (hostile, counted); the page limit is only where we stop.
+      if (tokens.has(nextPageToken)) {
         list.count('cursor_loop');
         return totalSize;
       }
+      if (page + 1 >= limit) return totalSize;
       tokens.add(nextPageToken);
       token = nextPageToken;
     }
   }
 
   private probeFailed(error: { code: string; outcome: string; httpStatus?: number; rpcCode?: number }, list: Listing): 'refused' {
+    // A refusal of the method itself: not found or unsupported (JSON-RPC), an endpoint that
+    // refuses the request outright, or a dialect without ListTasks. An internal error, a 5xx,
+    // 408 or 429, or a failed agent-card fetch before the call, says nothing about the method.
     const clear =
-      error.code === 'remote_rpc_error' || error.code === 'unsupported_capability' || (error.code === 'remote_http_status' && error.outcome === 'rejected');
+      error.code === 'unsupported_capability' ||
+      (error.code === 'remote_rpc_error' && error.rpcCode !== undefined && METHOD_REFUSED_RPC.has(error.rpcCode)) ||
+      (error.code === 'remote_http_status' && error.httpStatus !== undefined && METHOD_REFUSED_HTTP.has(error.httpStatus));
     // Only a clear refusal decides: a timeout, a lost connection or a garbled page says nothing
     // about the method (a hostile page is counted, and the next beat probes again).
     if (!clear) {

@@ -63,8 +63,10 @@ export function createFleetSweep(deps: FleetSweepDeps): FleetSweep {
           read.clear();
           deps.logger.warn({ err: String(error) }, 'fleet listing failed; this beat reads per task');
         }
+        return read.current;
       },
-      finished: () => read.clear(),
+      // Only this sweep's leftovers: a newer beat's listing stays for its own reads.
+      finished: (generation) => read.clear(typeof generation === 'number' ? generation : undefined),
     },
   };
 }

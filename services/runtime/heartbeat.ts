@@ -32,8 +32,9 @@ export interface HeartbeatOptions {
    * Runs before the TICKs go out, with the due campaigns (the fleet listing: services/campaign/
    * fleet-read.ts); it must not throw. `finished` runs once the sweep has reported.
    */
-  prepare?: (campaignIds: readonly string[]) => Promise<void>;
-  finished?: () => void;
+  prepare?: (campaignIds: readonly string[]) => Promise<number | void>;
+  /** Gets what this sweep's `prepare` answered (the listing's number), so it clears only its own. */
+  finished?: (prepared: number | void) => void;
   /** How long a sweep waits for what it started before it reports (default: one cadence). */
   budgetMs?: number;
   random?: () => number;
@@ -74,8 +75,10 @@ export function createHeartbeat(opts: HeartbeatOptions): Heartbeat {
     const startedAt = now();
     if (!opts.prepare) return dispatch(opts.dueCampaigns(startedAt), startedAt);
     const due = [...opts.dueCampaigns(startedAt)];
-    const listed = opts.prepare(due).then(() => dispatch(due, startedAt));
-    return opts.finished ? listed.finally(opts.finished) : listed;
+    return opts.prepare(due).then((prepared) => {
+      const swept = dispatch(due, startedAt);
+      return opts.finished ? swept.finally(() => opts.finished!(prepared)) : swept;
+    });
   }
 
   function dispatch(due: Iterable<string>, startedAt: number): Promise<SweepReport> {

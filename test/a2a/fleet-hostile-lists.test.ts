@@ -16,7 +16,9 @@ import { captureLogs } from '../fixtures/log-capture.js';
 const TOKEN = canary('fleet-list-token');
 const logs = captureLogs();
 
-type Page = { tasks: unknown[]; nextPageToken?: string; totalSize?: number };
+type Page = { tasks: unknown[]; nextPageToken?: string; totalSize?: number } | { rpcError: number } | { httpStatus: number };
+/** Milliseconds the remote waits before answering each full-listing call (by call number). */
+let delays: number[] = [];
 /** What the remote answers to each full-listing request of the current case (the catch-up finds nothing new). */
 let script: (params: Record<string, unknown>, call: number) => Page = () => ({ tasks: [] });
 let listCalls = 0;
@@ -48,7 +50,21 @@ beforeAll(async () => {
         return;
       }
       const catchUp = rpc.params['statusTimestampAfter'] !== undefined;
-      res.end(JSON.stringify({ jsonrpc: '2.0', id: rpc.id, result: catchUp ? (listCalls++, { tasks: [], nextPageToken: '' }) : script(rpc.params, listCalls++) }));
+      if (catchUp) {
+        listCalls++;
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: rpc.id, result: { tasks: [], nextPageToken: '' } }));
+        return;
+      }
+      const call = listCalls++;
+      const page = script(rpc.params, call);
+      const answer = () => {
+        if ('httpStatus' in page) {
+          res.statusCode = page.httpStatus;
+          res.end('{}');
+        } else if ('rpcError' in page) res.end(JSON.stringify({ jsonrpc: '2.0', id: rpc.id, error: { code: page.rpcError, message: 'scripted' } }));
+        else res.end(JSON.stringify({ jsonrpc: '2.0', id: rpc.id, result: page }));
+      };
+      setTimeout(answer, delays[call] ?? 0);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
@@ -59,6 +75,7 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 async function listOnce(answer: typeof script): Promise<{ reader: FleetRead; refused: Map<FleetRefusal, number>; client: A2AClient }> {
   script = answer;
   listCalls = 0;
+  delays = [];
   const client = createA2AClient({ baseUrl: base, token: TOKEN, logger: logs.logger });
   const refused = new Map<FleetRefusal, number>();
   const reader = new FleetRead({ remote: () => client, now: () => new Date(), logger: logs.logger, onRefused: (reason, n) => refused.set(reason, (refused.get(reason) ?? 0) + n) });
@@ -137,3 +154,45 @@ describe('a hostile ListTasks answer', () => {
     expect(answer?.snapshot.latestAgentMessageExcerpt).not.toContain(TOKEN);
   });
 });
+
+describe('what a ListTasks answer cannot decide', () => {
+  it('a totalSize far beyond the fleet, with a fresh cursor on every page: listing stops at the pages the fleet can fill', async () => {
+    const strangers = (call: number) => Array.from({ length: 100 }, (_, i) => task(`s${call}-${i}`, `sc${call}-${i}`));
+    const { reader, refused } = await listOnce((_params, call) => ({ tasks: strangers(call), nextPageToken: `fresh-${call}`, totalSize: 1_000_000_000 }));
+    // Four tasks fill one page: two pages at most (none of ours listed, so no catch-up follows);
+    // ours are read with GetTask.
+    expect(listCalls).toBe(2);
+    expect(answered(reader)).toEqual([]);
+    expect(refused.get('cursor_loop')).toBeUndefined();
+  });
+
+  it('a probe that fails for a reason that is not about the method decides nothing: 503, 429, internal error', async () => {
+    for (const page of [{ httpStatus: 503 }, { httpStatus: 429 }, { rpcError: -32603 }]) {
+      const { reader } = await listOnce(() => page);
+      expect(reader.listing, JSON.stringify(page)).toBeUndefined();
+    }
+  });
+
+  it('a probe refused as an unknown or unsupported method switches to per-task reads', async () => {
+    for (const page of [{ rpcError: -32601 }, { rpcError: -32004 }, { httpStatus: 404 }]) {
+      const { reader } = await listOnce(() => page);
+      expect(reader.listing, JSON.stringify(page)).toBe(false);
+    }
+  });
+
+  it('overlapping beats: the newer listing wins even when the older answers last, and the older sweep cannot clear it', async () => {
+    script = (_params, call) => ({ tasks: ours.map((t) => task(t.taskId, t.contextId!, call === 0 ? 'TASK_STATE_WORKING' : 'TASK_STATE_COMPLETED')), nextPageToken: '' });
+    listCalls = 0;
+    delays = [400];
+    const client = createA2AClient({ baseUrl: base, token: TOKEN, logger: logs.logger });
+    const reader = new FleetRead({ remote: () => client, now: () => new Date(), logger: logs.logger });
+    const older = reader.prepare(ours);
+    await new Promise((r) => setTimeout(r, 100));
+    const newer = reader.prepare(ours);
+    await Promise.all([older, newer]);
+    reader.clear(reader.current - 1); // the older sweep ends: not its answers, so nothing is cleared
+    await client.close();
+    expect(reader.take('t1', 'c1')?.snapshot.state).toBe('completed');
+  });
+});
+

@@ -156,6 +156,24 @@ describe('statusReader', () => {
     expect(first.failure.drafts[0]!.dedupeKey).not.toBe(second.failure.drafts[0]!.dedupeKey);
   });
 
+  it("a beat's read takes the fleet listing's answer; an operator's OBSERVE always reads the task itself", async () => {
+    const [taskId] = w.sim.createTasks(1, 'steady');
+    const first = await askReader(w.effects.statusReader, input(taskId!));
+    const previous = viewOf(first);
+    let offered = 0;
+    // A listing that answered this task already (its snapshot is the remote's own, read just now).
+    const snapshot = await w.deps.remote!.getTask(taskId!, {});
+    if (!snapshot.ok) throw new Error('the task could not be read');
+    const fleet = { take: () => (offered++, { snapshot: snapshot.value, requestedAt: new Date().toISOString(), answeredAt: new Date() }) };
+    const listed = createCampaignEffects({ ...w.deps, fleet });
+    const before = w.requests('GetTask');
+    await askReader(listed.statusReader, input(taskId!, { previous, beat: true }));
+    expect([offered, w.requests('GetTask') - before]).toEqual([1, 0]);
+    await askReader(listed.statusReader, input(taskId!, { previous }));
+    await askReader(listed.statusReader, input(taskId!, { previous, beat: false }));
+    expect([offered, w.requests('GetTask') - before]).toEqual([1, 2]);
+  });
+
   it('with no remote: fails closed with remote_not_configured, reads nothing, counts nothing', async () => {
     const offline = createCampaignEffects({ ...w.deps, remote: null });
     const requestsBefore = w.requests();
