@@ -116,7 +116,8 @@ describe('campaign effects', () => {
     await waitFor(actor, (s) => s.matches({ active: { authority: 'observing' } }));
 
     const base = { campaignId: 'camp-1' };
-    const read = { ...base, controllerId: US, taskId: TASK, contextId: CONTEXT, createdAt: '2029-12-01T00:00:00.000Z', cadenceMs: CADENCE_MS };
+    // Both reads were asked by a TICK (`beat`: the fleet listing may answer them; an OBSERVE's may not).
+    const read = { ...base, controllerId: US, taskId: TASK, contextId: CONTEXT, createdAt: '2029-12-01T00:00:00.000Z', cadenceMs: CADENCE_MS, beat: true };
     expect(inputs.statusReader).toEqual([
       { ...read, previous: null, readFailures: { consecutive: 0, nextReadAt: null, criticalRaised: false }, now: NOW },
       { ...read, previous: firstView, readFailures: { consecutive: 0, nextReadAt: null, criticalRaised: false }, now: LATER },
