@@ -36,10 +36,13 @@ const idleExecutor: AgentExecutor = {
 /** The store's owner scope for an unauthenticated caller (the SDK's `resolveUserScope`: "unknown"). */
 const anonymous = {} as ServerCallContext;
 
-export async function startStockSdkServer(count: number): Promise<StockSdkServer> {
-  const card: AgentCard = {
-    name: 'Stock SDK 1.3 agent',
-    description: 'stock @a2a-js/sdk server: DefaultRequestHandler and InMemoryTaskStore',
+/**
+ * The card a stock SDK 1.0 agent serves: JSON-RPC only, no streaming, no extensions (its URL is
+ * set once the server listens). The tests' stock agents serve it too (test/fixtures/foreign-servers.ts).
+ */
+export function stockAgentCard(about: { name: string; description: string }): AgentCard {
+  return {
+    ...about,
     supportedInterfaces: [{ url: 'set-after-listen', protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' }],
     provider: undefined,
     version: '1.0.0',
@@ -51,6 +54,10 @@ export async function startStockSdkServer(count: number): Promise<StockSdkServer
     skills: [],
     signatures: [],
   };
+}
+
+export async function startStockSdkServer(count: number): Promise<StockSdkServer> {
+  const card = stockAgentCard({ name: 'Stock SDK 1.3 agent', description: 'stock @a2a-js/sdk server: DefaultRequestHandler and InMemoryTaskStore' });
   const store = new InMemoryTaskStore();
   const ids: string[] = [];
   const contextIds: string[] = [];

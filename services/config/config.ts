@@ -255,9 +255,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): SupervisorConfig {
     problems.push({ code: 'a2a_url_required', message: 'ARGUS_SUPERVISOR_ENABLED is on but OPENTRAINING_A2A_URL is not set' });
   }
   // A value and a file for the same secret: which one wins would be a guess, so neither does.
-  for (const [name, value, file] of [['OPENTRAINING_A2A_TOKEN', e.OPENTRAINING_A2A_TOKEN, e.OPENTRAINING_A2A_TOKEN_FILE], ['ARGUS_SUPERVISOR_API_KEY', e.ARGUS_SUPERVISOR_API_KEY, e.ARGUS_SUPERVISOR_API_KEY_FILE]] as const) {
-    if (value && file) problems.push({ code: 'secret_source_conflict', message: `${name} and ${name}_FILE are both set; set one` });
-  }
+  const secrets = [['OPENTRAINING_A2A_TOKEN', e.OPENTRAINING_A2A_TOKEN, e.OPENTRAINING_A2A_TOKEN_FILE], ['ARGUS_SUPERVISOR_API_KEY', e.ARGUS_SUPERVISOR_API_KEY, e.ARGUS_SUPERVISOR_API_KEY_FILE]] as const;
+  for (const [name, value, file] of secrets) if (value && file) problems.push({ code: 'secret_source_conflict', message: `${name} and ${name}_FILE are both set; set one` });
   const key = e.ARGUS_SUPERVISOR_API_KEY;
   if (key !== undefined && key !== '' && apiKeyWeak(key)) {
     problems.push({

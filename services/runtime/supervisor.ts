@@ -98,8 +98,7 @@ class SupervisorRuntime implements Supervisor {
     this.ownership = opts.ownership ?? stateRootOwnership({ root: this.config.stateRoot });
     this.hosting = new Hosting(this.logger, (reason) => this.stopForLostRight(reason));
     this.remote = this.link.client ? fencedRemote(this.link.client, this.hosting) : null;
-    const host = (id: string) => this.system?.host(id);
-    this.fleet = opts.fleetSweep === false ? null : createFleetSweep({ remote: () => this.remote, host, metrics: this.metrics, logger: this.logger, now: this.now });
+    this.fleet = opts.fleetSweep === false ? null : createFleetSweep({ remote: () => this.remote, host: (id) => this.system?.host(id), metrics: this.metrics, logger: this.logger, now: this.now });
     this.time = new FleetTime({
       hosts: () => this.system?.hosts() ?? [],
       host: (id) => this.system?.host(id),
@@ -244,11 +243,7 @@ class SupervisorRuntime implements Supervisor {
       ...this.fleet?.heartbeat,
     });
     const heartbeat = this.heartbeat;
-    this.firstSweep =
-      first?.done().then((report) => {
-        heartbeat.record(report);
-        return report;
-      }) ?? null;
+    this.firstSweep = first?.done().then((report) => (heartbeat.record(report), report)) ?? null;
     if (startOpts.heartbeat ?? true) heartbeat.start();
   }
 
@@ -268,8 +263,7 @@ class SupervisorRuntime implements Supervisor {
       right,
     });
     const { views, logger, contexts, now } = this;
-    const fleet = this.fleet ? { fleet: this.fleet.read } : {};
-    const effects = { controllerId: this.config.controllerId, remote: this.remote, now, readConcurrency, decisions: this.decisions, contexts, ...fleet };
+    const effects = { controllerId: this.config.controllerId, remote: this.remote, now, readConcurrency, decisions: this.decisions, contexts, fleet: this.fleet?.read };
     this.system = supervisorSystem(
       { store: this.store, now, inspect: this.opts.inspect, effects, environment: () => this.time.environment() },
       { views, gate: this.gate, logger, contexts, readAnswered: readAnswered({ views, logger, link: this.link }), onFenceStale: (reason) => this.hosting.lose(reason) },
