@@ -6,7 +6,7 @@
  * @module
  */
 import { readFileSync } from 'node:fs';
-import type { CampaignStore } from '../../persistence/campaign-store.js';
+import type { CampaignDocuments, CampaignStore } from '../../persistence/campaign-store.js';
 import type { MutationIntent } from '../../persistence/campaign-document.js';
 import type { LedgerEntry, RunningSimulator } from '../../simulator/index.js';
 
@@ -37,7 +37,7 @@ export const mutationRequestsSince = (sim: RunningSimulator, before: RemoteCount
 export const methodDelta = (before: RemoteCounters, after: RemoteCounters, method: string): number =>
   (after.byMethod[method] ?? 0) - (before.byMethod[method] ?? 0);
 
-export async function journalOf(store: CampaignStore | null, campaignId: string): Promise<MutationIntent[]> {
+export async function journalOf(store: CampaignDocuments | null, campaignId: string): Promise<MutationIntent[]> {
   const loaded = await store?.load(campaignId);
   if (!loaded?.ok) throw new Error(`the journal of ${campaignId} could not be read${loaded ? ` (${loaded.code})` : ''}`);
   return loaded.doc.intents;
@@ -47,9 +47,10 @@ export async function journalOf(store: CampaignStore | null, campaignId: string)
  * Watches the remote for mutation requests and, at each arrival (before the remote acts on
  * it), reads the campaign's document from disk: was the request id already journaled?
  */
-export function watchJournalAtArrival(sim: RunningSimulator, store: CampaignStore | null, campaignId: string) {
+export function watchJournalAtArrival(sim: RunningSimulator, store: CampaignDocuments | null, campaignId: string) {
   const seen = new Map<string, boolean>();
-  const path = store?.layout.documentPath(campaignId);
+  // The demo runs the embedded file store: its document is a file to read at the arrival.
+  const path = store && 'layout' in store ? (store as CampaignStore).layout.documentPath(campaignId) : undefined;
   const stop = sim.onMutationRequest((entry) => {
     if (!entry.requestId || !path) return;
     let journaled = false;

@@ -6,6 +6,7 @@ import { applyHeapGrowth, HeapGrowthError, heapGrowthForServe } from '../../serv
 import { withLocalKey, type LocalKey } from '../../services/runtime/local-key.js';
 import { withSecretFiles } from '../../services/runtime/credential-files.js';
 import { createSupervisor, type Supervisor } from '../../services/runtime/supervisor.js';
+import { selectStoreBackend } from '../../persistence/postgres/backend.js';
 import { exitWith, listenFailure, startupFailure } from './startup.js';
 
 /** `argus-supervisor serve`: the API, the heartbeat and /metrics on one socket. */
@@ -36,9 +37,13 @@ export function registerServe(program: Command): void {
         exitWith([startupFailure(e)]);
       }
       const logger = createLogger({ level: config.logLevel });
+      // ARGUS_SUPERVISOR_DATABASE_URL: one replica on a shared PostgreSQL (docs/scale-out.md);
+      // absent, the embedded file store under the state root, exactly as before.
+      const backend = await selectStoreBackend(process.env, { logger });
+      if (!backend.ok) exitWith([`${backend.code}: ${backend.message}`]);
       let supervisor: Supervisor | null = null;
       try {
-        supervisor = await createSupervisor({ config, logger });
+        supervisor = await createSupervisor({ config, logger, ...(backend.kind === 'postgres' ? { database: backend } : {}) });
         await supervisor.start();
         // After the boot load: a heap still growing toward its live set would pay one full
         // collection per 50% of growth (services/runtime/heap-growth.ts).

@@ -22,7 +22,9 @@ export type DatabaseErrorCode =
   /** The server answered and refused the credentials. */
   | 'database_auth_failed'
   /** Anything else at start: missing database, no permission, a migration that failed. */
-  | 'database_unusable';
+  | 'database_unusable'
+  /** ARGUS_SUPERVISOR_OWNERSHIP_TTL_SECONDS is not a number of seconds in range. */
+  | 'database_ttl_invalid';
 
 export interface DatabaseFailure {
   readonly ok: false;

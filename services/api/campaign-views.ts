@@ -96,6 +96,11 @@ export class CampaignViews {
     this.deps.readModel.trigger.campaignUpdated({ summary: this.summary(host) });
   }
 
+  /** The campaign's actor is no longer in this process (a replica handed it over or lost its right). */
+  left(campaignId: string): void {
+    this.deps.readModel.trigger.campaignLeft({ campaignId });
+  }
+
   corrupt(campaignId: string): void {
     if (this.loading) return;
     this.deps.readModel.trigger.campaignUpdated({ summary: corruptSummary(campaignId) });

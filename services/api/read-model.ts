@@ -119,6 +119,12 @@ export function createReadModel() {
         enq.emit.campaignChanged({ campaignId: ev.summary.campaign_id });
         return { ...ctx, revision: ctx.revision + 1 };
       },
+      /** The campaign is no longer hosted here (another replica took it, or it was handed over). */
+      campaignLeft: (ctx, ev: { campaignId: string }, enq) => {
+        if (!ctx.campaigns.delete(ev.campaignId)) return ctx;
+        enq.emit.campaignsReloaded({});
+        return { ...ctx, revision: ctx.revision + 1 };
+      },
       /** A successful read: only `last_read_at` moves, so no revision bump (nothing material changed). */
       campaignRead: (ctx, ev: { campaignId: string; at: string }, enq) => {
         const summary = ctx.campaigns.get(ev.campaignId);

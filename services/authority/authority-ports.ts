@@ -38,6 +38,12 @@ export interface AuthorityPorts {
   controllerId: string;
   /** Null: no remote configured, or the supervisor is not enabled. Every effect then fails closed. */
   remote: A2AClient | null;
+  /**
+   * The remote as one campaign's effects see it, when hosting is per campaign (a replica on
+   * PostgreSQL): fenced by THAT campaign's right, so an effect still running after its campaign
+   * moved to another replica is refused locally. Absent: `remote` (one right covers every campaign).
+   */
+  remoteFor?(campaignId: string): A2AClient | null;
   now(): Date;
   /**
    * Durable intent write (fsync) through the campaign's write queue; resolves when on disk.
@@ -50,3 +56,7 @@ export interface AuthorityPorts {
 
 /** The code every effect answers with when there is no remote to talk to (nothing is sent). */
 export const REMOTE_NOT_CONFIGURED = 'remote_not_configured';
+
+/** The remote one campaign's effects call (see `remoteFor`). */
+export const remoteOf = (deps: Pick<AuthorityPorts, 'remote' | 'remoteFor'>, campaignId: string): A2AClient | null =>
+  deps.remoteFor ? deps.remoteFor(campaignId) : deps.remote;

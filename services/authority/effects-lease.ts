@@ -17,14 +17,14 @@ import type {
   RenewLeaseInput,
   RenewLeaseOutput,
 } from '../../machines/campaign.types.js';
-import { REMOTE_NOT_CONFIGURED, type AuthorityPorts } from './authority-ports.js';
+import { REMOTE_NOT_CONFIGURED, remoteOf, type AuthorityPorts } from './authority-ports.js';
 
 /** The remote's lease as a readback stamped with the instant its answer arrived. */
 export const toReadback = (lease: LeaseView | null, readAt: Date): LeaseReadback | null =>
   lease ? { holder: lease.holder, epoch: lease.epoch, expiresAt: lease.expiresAt, readAt: readAt.toISOString() } : null;
 
 export function createLeaseEffects(deps: AuthorityPorts) {
-  const { controllerId, remote } = deps;
+  const { controllerId } = deps;
 
   const claimLease = fromPromise<ClaimLeaseOutput, ClaimLeaseInput>(async ({ input }) => {
     const refused = (contextId: string | null, code: string): ClaimLeaseOutput => ({
@@ -34,6 +34,7 @@ export function createLeaseEffects(deps: AuthorityPorts) {
       ttlSeconds: input.ttlSeconds,
       code,
     });
+    const remote = remoteOf(deps, input.campaignId);
     if (!remote) return refused(input.binding.contextId, REMOTE_NOT_CONFIGURED);
 
     // An attached task's context is the one to lease: learn it before claiming, never guess.
@@ -68,6 +69,7 @@ export function createLeaseEffects(deps: AuthorityPorts) {
   });
 
   const renewLease = fromPromise<RenewLeaseOutput, RenewLeaseInput>(async ({ input }) => {
+    const remote = remoteOf(deps, input.campaignId);
     if (!remote) return { lease: null, code: REMOTE_NOT_CONFIGURED };
     const left = Date.parse(input.renewBy) - deps.now().getTime();
     if (!(left > 0)) return { lease: null, code: 'lease_renewal_deadline' };
@@ -88,6 +90,7 @@ export function createLeaseEffects(deps: AuthorityPorts) {
 
   /** `leaseGet` right before a mutation is journaled: a readback from an earlier tick is never fresh. */
   const readLease = fromPromise<ReadLeaseOutput, ReadLeaseInput>(async ({ input }) => {
+    const remote = remoteOf(deps, input.campaignId);
     if (!remote) return { readback: null, code: REMOTE_NOT_CONFIGURED };
     const read = await remote.control.leaseGet({ contextId: input.contextId });
     if (!read.ok) return { readback: null, code: read.error.code };

@@ -16,7 +16,7 @@ import type {
 } from '../../machines/campaign.types.js';
 import { bindingFitsMutation } from '../../machines/campaign.guards.js';
 import { digestPayload } from '../../persistence/payload-digest.js';
-import { JournalRefusedError, REMOTE_NOT_CONFIGURED, type AuthorityPorts } from './authority-ports.js';
+import { JournalRefusedError, REMOTE_NOT_CONFIGURED, remoteOf, type AuthorityPorts } from './authority-ports.js';
 import { crashPoint, isArmed } from '../faults/fault-points.js';
 import { relayOutcome, send, type SendResult } from './mutation-wire.js';
 
@@ -30,7 +30,7 @@ const AFTER_SEND_GRACE_MS = 20;
 const REFUSALS_ANSWERED = new Set(['decision_consumed']);
 
 export function createIntentEffects(deps: AuthorityPorts) {
-  const { controllerId, remote } = deps;
+  const { controllerId } = deps;
 
   /**
    * Resolves once the intent is durable. A journal that cannot write rejects: the chart's
@@ -41,6 +41,7 @@ export function createIntentEffects(deps: AuthorityPorts) {
   const journalIntent = fromPromise<JournalIntentOutput, JournalIntentInput>(async ({ input }) => {
     // readLease already refused (remote_not_configured): an intent journaled now could never be
     // sent, and on restart it would read as in doubt. Reaching here is a wiring bug.
+    const remote = remoteOf(deps, input.campaignId);
     if (!remote) throw new Error('journalIntent without a remote: nothing was journaled');
     const { mutation, epoch, binding } = input;
     try {
@@ -64,6 +65,7 @@ export function createIntentEffects(deps: AuthorityPorts) {
 
   const relayMutation = fromPromise<RelayMutationOutput, RelayMutationInput>(async ({ input }) => {
     const { requestId, mutation, binding } = input;
+    const remote = remoteOf(deps, input.campaignId);
     if (!remote) return { outcome: 'rejected', requestId, code: REMOTE_NOT_CONFIGURED, leaseLost: false };
     // Without what it acts on, send nothing: the chart's own rule (`bindingFitsMutation`), asked
     // of the target the send uses, so the rule that accepted it and this check cannot disagree.
@@ -91,6 +93,7 @@ export function createIntentEffects(deps: AuthorityPorts) {
   /** Only an authoritative answer about this very request id, and this kind of action, settles it. */
   const readBackIntent = fromPromise<ReadBackIntentOutput, ReadBackIntentInput>(async ({ input }) => {
     const unavailable: ReadBackIntentOutput = { requestId: input.requestId, status: 'unavailable', taskId: null };
+    const remote = remoteOf(deps, input.campaignId);
     if (!remote || !input.readbackSupported) return unavailable;
     const r = await remote.control.requestGet({ requestId: input.requestId });
     if (!r.ok || r.value.requestId !== input.requestId) return unavailable;

@@ -11,7 +11,7 @@
  * @module
  */
 import type { CampaignDocument } from '../../persistence/campaign-document.js';
-import type { CampaignStore, WriteResult } from '../../persistence/campaign-store.js';
+import type { CampaignDocuments, WriteResult } from '../../persistence/campaign-store.js';
 import { recordIntent } from '../../persistence/intent-journal.js';
 import { rememberAnswer, type IdempotencyRecord } from '../../persistence/idempotency.js';
 import { failure, type StoreFailure } from '../../persistence/store-errors.js';
@@ -52,7 +52,7 @@ export class CampaignLedger {
   private readonly entries = new Map<string, LedgerEntry>();
 
   constructor(
-    private readonly store: CampaignStore,
+    private readonly store: CampaignDocuments,
     private readonly now: () => Date,
     private readonly hooks: LedgerHooks,
   ) {}
@@ -128,7 +128,7 @@ export class CampaignLedger {
    * The document once every write queued so far is on disk. Waited for, not queued: a read is
    * not a write, and a tick must not wait for it.
    */
-  async load(campaignId: string): ReturnType<CampaignStore['load']> {
+  async load(campaignId: string): ReturnType<CampaignDocuments['load']> {
     await this.whenWritten(campaignId);
     return this.store.load(campaignId);
   }

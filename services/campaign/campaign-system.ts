@@ -10,7 +10,7 @@ import { createActor, fromCallback, type AnyActorRef, type InspectionEvent } fro
 import { campaignMachine, type CampaignMachine } from '../../machines/campaign.machine.js';
 import type { CampaignEmitted, HostEnvironment } from '../../machines/campaign.types.js';
 import type { CampaignDocument, PublicEvent } from '../../persistence/campaign-document.js';
-import type { CampaignStore, LoadResult, WriteResult } from '../../persistence/campaign-store.js';
+import type { CampaignDocuments, LoadResult, WriteResult } from '../../persistence/campaign-store.js';
 import type { StoreFailure } from '../../persistence/store-errors.js';
 import { CampaignHost, MachineRestoreError, type CampaignHostDeps } from './campaign-host.js';
 import { CampaignLedger } from './campaign-ledger.js';
@@ -37,7 +37,7 @@ export interface CampaignSystemHooks {
 }
 
 export interface CampaignSystemOptions extends CampaignSystemHooks {
-  store: CampaignStore;
+  store: CampaignDocuments;
   /** The effects' dependencies but those the system routes to each campaign's host. */
   effects: Omit<EffectDeps, 'journal' | 'publishedKeys' | 'objectiveOf' | 'decisionConsumed'>;
   now(): Date;
@@ -163,6 +163,37 @@ export class CampaignSystem {
       if (hosted) this.hosted.set(result.id, hosted);
     }
     await Promise.all([...this.hosted.values()].map((h) => h.whenWritten()));
+  }
+
+  /**
+   * Hosts one more campaign after boot (a replica took its right: a new, orphaned or handed-over
+   * campaign). Waits for the writes restore made, like `load`. A document that fails closed is
+   * reported as at boot; a campaign already hosted here is left as it is.
+   */
+  async adopt(id: string): Promise<CampaignHost | null> {
+    if (this.hosted.has(id)) return this.hosted.get(id) ?? null;
+    const result = await this.opts.store.load(id);
+    if (!result.ok) {
+      if (result.code !== 'campaign_not_found' && result.code !== 'invalid_campaign_id') this.reportCorrupt(id, result.code, result.reason);
+      return null;
+    }
+    this.corrupted.delete(id);
+    this.opts.onLoaded?.(result.doc);
+    const host = this.hostDocument(result.doc);
+    await host?.whenWritten();
+    return host;
+  }
+
+  /**
+   * Stops hosting one campaign here (its right went to another replica, or it is handed over):
+   * the actor stops, the ledger forgets it, nothing more is saved by this process.
+   */
+  async drop(id: string): Promise<void> {
+    const host = this.hosted.get(id);
+    this.hosted.delete(id);
+    this.corrupted.delete(id);
+    if (host) await host.stop();
+    this.ledger.forget(id);
   }
 
   /** Creates the document (with its Idempotency-Key record, if any: ONE durable write), then hosts it. */

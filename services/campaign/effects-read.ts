@@ -12,6 +12,7 @@ import type { ReadRequest, ReadStatusInput, ReadStatusOutput } from '../../machi
 import { materialFingerprint } from '../reducer/fingerprint.js';
 import { leaseReadbackOf, readFailureBackoffMs, reduce, reduceReadFailure } from '../reducer/reducer.js';
 import { REMOTE_NOT_CONFIGURED, type EffectDeps } from './effect-deps.js';
+import { remoteOf } from '../authority/authority-ports.js';
 
 /** Failure codes that mean the remote did not answer at all (a clear answer means it is up). */
 export const UNREACHABLE_CODES: ReadonlySet<string> = new Set(['remote_timeout', 'remote_unreachable', 'remote_http_status']);
@@ -21,7 +22,7 @@ export const isUnreachable = (code: string | null): boolean => code !== null && 
 type ReadAnswer = { type: 'READ_DONE'; output: ReadStatusOutput } | { type: 'READ_CRASHED' };
 
 export function createReadEffects(deps: EffectDeps) {
-  const { controllerId, remote } = deps;
+  const { controllerId } = deps;
   /** Whether Argus can run and Foreman is on: facts the attention region decides a wake with. */
   const decisionFacts = () => {
     const available = deps.decisions?.recentAvailability();
@@ -31,6 +32,7 @@ export function createReadEffects(deps: EffectDeps) {
   /** One status read (exported for the tests that drive a read without a campaign actor). */
   const readOnce = async (input: ReadStatusInput): Promise<ReadStatusOutput> => {
     const { campaignId, previous, readFailures } = input;
+    const remote = remoteOf(deps, campaignId);
     if (!remote) {
       // Nothing was read, so nothing counts against the remote: the streak stands, no alert.
       const consecutive = readFailures.consecutive;

@@ -67,6 +67,8 @@ export const API_ERROR_STATUS = {
   hosting_lost: 503,
   /** This process lost the right to host (taken over, renewal failed): it refuses every campaign call. */
   not_owner: 503,
+  /** Replicas on PostgreSQL: another replica hosts this campaign (or who does could not be read). */
+  owner_unavailable: 503,
 } as const;
 
 export type ApiErrorCode = keyof typeof API_ERROR_STATUS;

@@ -18,6 +18,8 @@ export interface SupervisorMetrics {
   authFailures: Counter<'reason'>;
   /** ListTasks entries refused by the fleet sweep (never adopted; read with GetTask), by reason. */
   fleetListRefusals: Counter<'reason'>;
+  /** Replicas on PostgreSQL: campaign rights this replica took, lost, or handed over. */
+  ownershipChanges: Counter<'kind'>;
   /**
    * Where the campaigns gauge reads its samples at scrape time: one per (authority, attention)
    * combination that has campaigns now, so a combination that emptied disappears.
@@ -95,6 +97,12 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Supervis
       name: 'argus_supervisor_fleet_list_refusals_total',
       help: 'ListTasks entries the fleet sweep refused (never adopted; those tasks are read with GetTask), by reason.',
       labelNames: ['reason'],
+      registers: [registry],
+    }),
+    ownershipChanges: new Counter({
+      name: 'argus_supervisor_ownership_changes_total',
+      help: 'Replicas on PostgreSQL: campaign rights this replica took (new, orphaned, handed over), lost (not renewed in time, taken over, fence_stale) or handed over (above its fair share).',
+      labelNames: ['kind'],
       registers: [registry],
     }),
     countCampaignsFrom(source) {

@@ -13,12 +13,12 @@ import { secretInRequest } from '../api/request-secrets.js';
 import type { ApiResult, RequestOptions } from '../api/supervisor-api.js';
 import type { CampaignSystem } from '../campaign/campaign-system.js';
 import { ApiFailure, apiError, type ApiError } from '../contract/api-errors.js';
-import type { Hosting } from './hosting.js';
+import type { HostingGate } from './hosting-mode.js';
 
 export interface SupervisorRequestsDeps {
   /** The API key and the A2A token: a request that carries either is refused, never logged. */
   secrets(): readonly (string | null)[];
-  hosting: Hosting;
+  hosting: HostingGate;
   gate: RequestGate;
   actions: CampaignActions;
   system(): CampaignSystem | null;

@@ -8,7 +8,8 @@ import type { InspectionEvent } from 'xstate';
 import type { A2AClient } from '../../adapters/a2a/index.js';
 import type { Logger } from '../../adapters/logger.js';
 import type { WakeTarget } from '../../machines/vocabulary.js';
-import type { CampaignStore } from '../../persistence/campaign-store.js';
+import type { CampaignDocuments } from '../../persistence/campaign-store.js';
+import type { ReplicaBackend } from './replica-hosting.js';
 import type { DurableFs } from '../../persistence/durable-json-adapter.js';
 import type { Ownership } from '../../persistence/owner-lock.js';
 import type { WakeHandler } from '../api/campaign-views.js';
@@ -41,6 +42,12 @@ export interface SupervisorOptions {
   metrics?: SupervisorMetrics;
   /** Who may host the campaigns; default: one owner per state root (`persistence/owner-lock.ts`). */
   ownership?: Ownership;
+  /**
+   * A shared PostgreSQL (persistence/postgres/backend.ts, opened by `serve` when
+   * ARGUS_SUPERVISOR_DATABASE_URL is set): this process is one replica, hosting its share of the
+   * campaigns, one right per campaign. The supervisor closes it on stop. Replaces `ownership`.
+   */
+  database?: ReplicaBackend;
   /** The file-system calls of the campaign store (tests inject storage failures). */
   storeFs?: DurableFs;
   /** Passed to every campaign actor (`createActor(…, { inspect })`): attach an inspector here. */
@@ -61,7 +68,7 @@ export interface Supervisor extends SupervisorApi {
   initialSweep(): Promise<SweepReport> | null;
   /** Reads one campaign now (the `observe` action). */
   observe(campaignId: string): Promise<ApiResult<unknown>>;
-  readonly store: CampaignStore | null;
+  readonly store: CampaignDocuments | null;
   /** The actor system (null before start): list campaigns, typed handles, public events. */
   readonly system: CampaignSystem | null;
 }

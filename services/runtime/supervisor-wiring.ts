@@ -6,7 +6,7 @@
  */
 import type { Logger } from '../../adapters/logger.js';
 import { isKnownMachineVersion } from '../../machines/campaign.restore.js';
-import { openCampaignStore, type CampaignStore, type CampaignStoreOptions } from '../../persistence/campaign-store.js';
+import { openCampaignStore, type CampaignDocuments, type CampaignStore, type CampaignStoreOptions, type StoreWrite } from '../../persistence/campaign-store.js';
 import { rememberAnswer } from '../../persistence/idempotency.js';
 import type { HostingRight } from '../../persistence/owner-lock.js';
 import { ApiFailure } from '../contract/api-errors.js';
@@ -19,7 +19,7 @@ type StoreFailure = Parameters<typeof throwStoreFailure>[2];
 
 export interface GateWiring {
   system(): CampaignSystem | null;
-  store(): CampaignStore;
+  store(): CampaignDocuments;
   unusable(campaignId: string, failure: StoreFailure): never;
   writesTo(campaignId: string): number;
   /** The campaign's view now (every kept answer is rendered with it). */
@@ -55,9 +55,8 @@ export function supervisorGate(w: GateWiring): RequestGate {
 export interface StoreWiring {
   root: string;
   logger: Logger;
-  metrics: SupervisorMetrics;
-  /** Counted per campaign for the gate's "was anything written meanwhile" check. */
-  writesByCampaign: Map<string, number>;
+  /** Each durable document write (the metrics, and the gate's "was anything written meanwhile"). */
+  onWrite(write: StoreWrite): void;
   fs?: CampaignStoreOptions['fs'];
   /** start() holds the owner lock of the whole root (false when a host injected its own ownership). */
   soleOwner: boolean;
@@ -68,10 +67,7 @@ export function openSupervisorStore(w: StoreWiring): Promise<CampaignStore> {
   return openCampaignStore({
     root: w.root,
     logger: w.logger,
-    onWrite: (write) => {
-      w.metrics.storeWrites.inc();
-      w.writesByCampaign.set(write.campaignId, (w.writesByCampaign.get(write.campaignId) ?? 0) + 1);
-    },
+    onWrite: w.onWrite,
     ...(w.fs ? { fs: w.fs } : {}),
     // The chart's own check: a snapshot this build cannot restore fails closed (reported).
     machineVersionKnown: isKnownMachineVersion,
@@ -81,4 +77,12 @@ export function openSupervisorStore(w: StoreWiring): Promise<CampaignStore> {
     // Every document write carries the right's fence and is refused once it is stale.
     fence: w.right,
   });
+}
+
+/** Counts a durable write: the metric, and per campaign for the gate. */
+export function countingWrites(metrics: SupervisorMetrics, writesByCampaign: Map<string, number>): (write: StoreWrite) => void {
+  return (write) => {
+    metrics.storeWrites.inc();
+    writesByCampaign.set(write.campaignId, (writesByCampaign.get(write.campaignId) ?? 0) + 1);
+  };
 }

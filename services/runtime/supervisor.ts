@@ -9,8 +9,8 @@
  * @module
  */
 import { silentLogger, type Logger } from '../../adapters/logger.js';
-import type { CampaignStore } from '../../persistence/campaign-store.js';
-import { stateRootOwnership, WHOLE_STATE_ROOT, type HostingRight, type Ownership } from '../../persistence/owner-lock.js';
+import type { CampaignDocuments } from '../../persistence/campaign-store.js';
+import { stateRootOwnership } from '../../persistence/owner-lock.js';
 import { failure } from '../../persistence/store-errors.js';
 import type { A2AClient } from '../../adapters/a2a/index.js';
 import { fencedRemote } from '../authority/fenced-remote.js';
@@ -30,15 +30,14 @@ import type { CampaignHost } from '../campaign/campaign-host.js';
 import { supervisorDecisions, type DecisionRuntime } from '../decisions/supervisor-decisions.js';
 import type { CampaignSystem } from '../campaign/campaign-system.js';
 import { readAnswered, supervisorSystem } from './system-hooks.js';
-import { openSupervisorStore, supervisorGate } from './supervisor-wiring.js';
+import { countingWrites, supervisorGate } from './supervisor-wiring.js';
 import type { SupervisorConfig } from '../config/config.js';
 import { FirstSweep } from './first-sweep.js';
 import { createFleetSweep, type FleetSweep } from './fleet-sweep.js';
 import { FleetTime } from './fleet-time.js';
-import { Hosting } from './hosting.js';
+import { replicaMode, stateRootMode, type HostingGate, type HostingMode } from './hosting-mode.js';
 import { createHeartbeat, type Heartbeat, type SweepReport } from './heartbeat.js';
 import { RemoteLink } from './remote-link.js';
-import { StartupFailure } from './startup-failure.js';
 import { SupervisorRequests } from './supervisor-requests.js';
 import type { Supervisor, SupervisorOptions } from './supervisor-types.js';
 
@@ -54,17 +53,15 @@ export function buildSupervisor(opts: SupervisorOptions): Supervisor {
   return new SupervisorRuntime(opts);
 }
 
-
 class SupervisorRuntime implements Supervisor {
   readonly readModel: ReadModel = createReadModel();
   readonly metrics: SupervisorMetrics;
-  store: CampaignStore | null = null;
+  store: CampaignDocuments | null = null;
   system: CampaignSystem | null = null;
   private readonly config: SupervisorConfig;
   private readonly logger: Logger;
   private readonly now: () => Date;
   private readonly link: RemoteLink;
-  private readonly ownership: Ownership;
   private readonly gate: RequestGate;
   private readonly actions: CampaignActions;
   private readonly requests: SupervisorRequests;
@@ -76,8 +73,10 @@ class SupervisorRuntime implements Supervisor {
   /** Time (the beat's TICK) and the process's environment, for every actor. */
   private readonly time: FleetTime;
   private heartbeat: Heartbeat | null = null;
-  /** The right to host; losing it stops every actor (`stopForLostRight`). */
-  private readonly hosting: Hosting;
+  /** The right(s) to host: the whole state root, or one per campaign on a shared database. */
+  private readonly mode: HostingMode;
+  /** Losing the root's right stops every actor (`stopForLostRight`); a campaign's right, that actor. */
+  private readonly hosting: HostingGate;
   /** The remote every campaign call goes through: refused without a valid hosting fence. */
   private readonly remote: A2AClient | null;
   private firstSweep: Promise<SweepReport> | null = null;
@@ -95,8 +94,10 @@ class SupervisorRuntime implements Supervisor {
     });
     this.decisions = supervisorDecisions({ config: this.config, metrics: this.metrics, logger: this.logger, injected: opts.decisions });
     this.link = new RemoteLink(this.config, this.logger, this.metrics, opts.remote);
-    this.ownership = opts.ownership ?? stateRootOwnership({ root: this.config.stateRoot });
-    this.hosting = new Hosting(this.logger, (reason) => this.stopForLostRight(reason));
+    this.mode = opts.database
+      ? replicaMode({ backend: opts.database, logger: this.logger, system: () => this.system, client: () => this.link.client, adopted: (host) => this.adopted(host), left: (id) => this.views.left(id), changed: (kind) => this.metrics.ownershipChanges.inc({ kind }) })
+      : stateRootMode({ root: this.config.stateRoot, ownership: opts.ownership ?? stateRootOwnership({ root: this.config.stateRoot }), injected: opts.ownership !== undefined, logger: this.logger, onLost: (reason) => this.stopForLostRight(reason) });
+    this.hosting = this.mode.gate;
     this.remote = this.link.client ? fencedRemote(this.link.client, this.hosting) : null;
     this.fleet = opts.fleetSweep === false ? null : createFleetSweep({ remote: () => this.remote, host: (id) => this.system?.host(id), metrics: this.metrics, logger: this.logger, now: this.now });
     this.time = new FleetTime({
@@ -148,7 +149,7 @@ class SupervisorRuntime implements Supervisor {
     });
   }
 
-  private requireStore(): CampaignStore {
+  private requireStore(): CampaignDocuments {
     if (!this.store) throw new Error('supervisor not started');
     return this.store;
   }
@@ -162,7 +163,7 @@ class SupervisorRuntime implements Supervisor {
     const campaigns = this.system?.list().length ?? 0;
     const { config } = this;
     const remote = { remoteReachable: this.link.reachable, description: this.link.description, discovery: this.link.discovery };
-    const hosting = { owner: this.hosting.owner, deposed: this.hosting.lost };
+    const hosting = { owner: this.hosting.owner, deposed: this.hosting.lost, ...this.mode.describe() };
     return buildHealth({ config, hosting, lastSweep: this.heartbeat?.lastSweep ?? null, campaigns, corrupt, ...remote, decisions: this.decisions.availability() });
   }
 
@@ -215,9 +216,7 @@ class SupervisorRuntime implements Supervisor {
   async start(startOpts: { heartbeat?: boolean; initialSweep?: boolean } = {}): Promise<void> {
     // The owner lock is taken here, not in `serve`, so an embedding host that calls start()
     // is protected from a second process on the same root just as the CLI is.
-    const right = await this.ownership.claim(WHOLE_STATE_ROOT);
-    if (!right.ok) throw new StartupFailure(right.code, right.message);
-    this.hosting.hold(right);
+    await this.mode.claim();
     const concurrency = this.opts.concurrency ?? 64;
     // After a restart, re-read every campaign's remote status (read-only: no claim, no submit),
     // each as soon as its actor is up: the first complete read does not wait for the whole load.
@@ -229,7 +228,8 @@ class SupervisorRuntime implements Supervisor {
     // Once it answers, every actor is told at once (not at the next beat): the chart's rules read it.
     this.link.discoverInBackground(() => (this.time.tellEnvironment(), this.views.refreshAll(this.system?.hosts() ?? [])));
     try {
-      await this.load(right, first ? (host) => first.add(host.id) : undefined, concurrency);
+      await this.load(first ? (host) => first.add(host.id) : undefined, concurrency);
+      this.mode.loaded();
     } catch (error) {
       await this.link.close();
       await this.hosting.release();
@@ -252,21 +252,14 @@ class SupervisorRuntime implements Supervisor {
     return this.firstSweep;
   }
 
-  private async load(right: HostingRight, onHosted: ((host: CampaignHost) => void) | undefined, readConcurrency: number): Promise<void> {
-    this.store = await openSupervisorStore({
-      root: this.config.stateRoot,
-      logger: this.logger,
-      metrics: this.metrics,
-      writesByCampaign: this.writesByCampaign,
-      ...(this.opts.storeFs ? { fs: this.opts.storeFs } : {}),
-      soleOwner: this.opts.ownership === undefined,
-      right,
-    });
+  private async load(onHosted: ((host: CampaignHost) => void) | undefined, readConcurrency: number): Promise<void> {
+    this.store = await this.mode.openStore(countingWrites(this.metrics, this.writesByCampaign), this.opts.storeFs);
     const { views, logger, contexts, now } = this;
-    const effects = { controllerId: this.config.controllerId, remote: this.remote, now, readConcurrency, decisions: this.decisions, contexts, fleet: this.fleet?.read };
+    const remoteFor = this.mode.remoteFor;
+    const effects = { controllerId: this.config.controllerId, remote: this.remote, ...(remoteFor ? { remoteFor } : {}), now, readConcurrency, decisions: this.decisions, contexts, fleet: this.fleet?.read };
     this.system = supervisorSystem(
       { store: this.store, now, inspect: this.opts.inspect, effects, environment: () => this.time.environment() },
-      { views, gate: this.gate, logger, contexts, readAnswered: readAnswered({ views, logger, link: this.link }), onFenceStale: (reason) => this.hosting.lose(reason) },
+      { views, gate: this.gate, logger, contexts, readAnswered: readAnswered({ views, logger, link: this.link }), onFenceStale: (reason, id) => this.hosting.lose(reason, id) },
     );
     // Every restored actor starts with the environment of now (nothing discovered yet, usually).
     this.time.settle();
@@ -277,6 +270,13 @@ class SupervisorRuntime implements Supervisor {
       for (const host of this.system.hosts()) this.contexts.settle(host.id, host.corrupt ? null : (heldContext(host.getSnapshot()) ?? null));
       views.endLoad(this.system.hosts(), this.system.corruptCampaigns());
     }
+  }
+
+  /** A replica took one more campaign after boot: its context, its view, its first read. */
+  private adopted(host: CampaignHost): void {
+    if (!host.corrupt) this.contexts.settle(host.id, heldContext(host.getSnapshot()) ?? null);
+    this.views.refresh(host);
+    this.time.tickIfDue(host.id);
   }
 
   /** Every covered actor stops at once and for good; the heartbeat skips them (not running). */

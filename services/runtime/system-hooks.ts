@@ -34,8 +34,8 @@ export function readAnswered(p: { views: CampaignViews; logger: Logger; link: { 
 }
 
 /** The actor system over an opened store, with the read side's hooks; `onFenceStale`: the right to host is gone. */
-export function supervisorSystem(options: Omit<CampaignSystemOptions, keyof CampaignSystemHooks>, hooks: SystemHookDeps & { onFenceStale(reason: string): void }): CampaignSystem {
-  return createCampaignSystem({ ...options, ...systemHooks(hooks), onFenceStale: (_id, stale) => hooks.onFenceStale(stale.reason) });
+export function supervisorSystem(options: Omit<CampaignSystemOptions, keyof CampaignSystemHooks>, hooks: SystemHookDeps & { onFenceStale(reason: string, campaignId: string): void }): CampaignSystem {
+  return createCampaignSystem({ ...options, ...systemHooks(hooks), onFenceStale: (id, stale) => hooks.onFenceStale(stale.reason, id) });
 }
 
 export function systemHooks(p: SystemHookDeps): CampaignSystemHooks {

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createA2AClient, type A2AClient } from '../../adapters/a2a/index.js';
 import type { BindingFacts, Mutation } from '../../machines/campaign.types.js';
 import { recordIntentOutcome } from '../../persistence/intent-journal.js';
+import type { CampaignStore } from '../../persistence/campaign-store.js';
 import { createCampaignEffects, JournalRefusedError } from '../../services/campaign/effects.js';
 import { BLOCKER_QUESTION, RIVAL_CONTROLLER_ID } from '../../simulator/index.js';
 import { run } from '../services/effects-fixture.js';
@@ -50,7 +51,7 @@ async function campaign(taskId: string): Promise<string> {
   return id;
 }
 
-const documentPath = (id: string) => w.supervisor.store!.layout.documentPath(id);
+const documentPath = (id: string) => (w.supervisor.store as CampaignStore).layout.documentPath(id);
 
 /** A task of `scenario` in its own context, leased by CONTROLLER; a blocker is moved to its question. */
 async function leasedTask(scenario: 'blocker' | 'steady') {

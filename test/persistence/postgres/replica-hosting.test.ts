@@ -1,0 +1,113 @@
+/**
+ * Supervisors as replicas on one PostgreSQL schema, in one process (the real runtime, the real
+ * simulator, the real database; the replicas are separate pools, ownerships and actor systems):
+ * campaigns are split by fair share and handed over without being hosted twice; a replica that
+ * stops has its campaigns taken by the other with a greater fence; a replica whose renewals stop
+ * loses its campaigns one by one, stops their actors and refuses to call the remote for them;
+ * a command for a campaign another replica hosts answers `owner_unavailable`.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { selectStoreBackend, type PostgresBackend } from '../../../persistence/postgres/backend.js';
+import { loadConfig } from '../../../services/config/config.js';
+import { createSupervisor, type Supervisor } from '../../../services/runtime/supervisor.js';
+import { startSimulator, type RunningSimulator } from '../../../simulator/index.js';
+import { captureLogs } from '../../fixtures/log-capture.js';
+import { attach, createScope, envFor, tempStateRoot, until, type Scope } from '../../fixtures/supervisor-harness.js';
+import { usePostgres } from './support/use-postgres.js';
+
+const pgf = usePostgres();
+const scope = createScope();
+afterEach(() => scope.dispose());
+
+interface Replica {
+  supervisor: Supervisor;
+  backend: PostgresBackend;
+  hosted(): string[];
+}
+
+/** One replica: its own state root, backend (pool + ownership) and supervisor, on the file's schema. */
+async function replica(s: Scope, sim: RunningSimulator, ownership: { ttlMs: number; autoBeat?: boolean }): Promise<Replica> {
+  const env = { ARGUS_SUPERVISOR_DATABASE_URL: pgf.url(), ARGUS_SUPERVISOR_DATABASE_SCHEMA: pgf.schema };
+  const backend = await selectStoreBackend(env, { ownership });
+  if (!backend.ok || backend.kind !== 'postgres') throw new Error(`backend: ${JSON.stringify(backend)}`);
+  const config = loadConfig(envFor({ stateRoot: await tempStateRoot(s), url: sim.url }));
+  const supervisor = await createSupervisor({ config, logger: captureLogs().logger, database: backend });
+  await supervisor.start({ heartbeat: false, initialSweep: false });
+  s.defer(supervisor, (x) => x.stop());
+  return { supervisor, backend, hosted: () => supervisor.system?.list().sort() ?? [] };
+}
+
+const requestsTo = (sim: RunningSimulator) => Object.values(sim.stats().requests).reduce((n, k) => n + k, 0);
+const overlap = (a: string[], b: string[]) => a.filter((id) => b.includes(id));
+
+describe('replicas on one database', () => {
+  it('split the campaigns by fair share, hand over without hosting twice, and re-home a stopped replica\'s campaigns with a greater fence', async () => {
+    const sim = scope.defer(await startSimulator({ port: 0, pollsPerStage: 3 }), (x) => x.close());
+    const a = await replica(scope, sim, { ttlMs: 1_500 });
+    const tasks = sim.createTasks(12, 'training');
+    const ids = tasks.map((_, i) => `r${String(i).padStart(2, '0')}`);
+    for (const [i, id] of ids.entries()) await attach(a.supervisor, id, tasks[i]!);
+    expect(a.hosted()).toEqual(ids);
+
+    const b = await replica(scope, sim, { ttlMs: 1_500 });
+    // A holds 12 > share 6 + 1: it hands over quiescent actors (stopped before released), B takes them.
+    const samples: string[][] = [];
+    await until(async () => {
+      samples.push(overlap(a.hosted(), b.hosted()));
+      return a.hosted().length + b.hosted().length === 12 && a.hosted().length <= 7 && b.hosted().length >= 5;
+    }, 'the handover', 320, 25);
+    expect(samples.flat()).toEqual([]);
+    expect([...a.hosted(), ...b.hosted()].sort()).toEqual(ids);
+
+    // Every campaign answers on its own replica; the other refuses it, naming who hosts it.
+    const onB = b.hosted()[0]!;
+    // Its first read after the handover may still be in flight (`effect_in_flight`): then it answers.
+    await until(async () => (await b.supervisor.observe(onB)).ok, 'an observe on the replica that hosts it', 200, 25);
+    const refused = await a.supervisor.observe(onB);
+    expect(refused).toMatchObject({ ok: false, error: { code: 'owner_unavailable' } });
+    if (!refused.ok) expect(refused.error.message).toContain(b.backend.ownership.replicaId);
+
+    // B stops (its rights released, fences kept): A takes every one back, each with a greater fence.
+    const fencesBefore = new Map((await fences()).map((r) => [r.campaign_id, r.fence]));
+    const bHeld = b.hosted();
+    await b.supervisor.stop();
+    await until(async () => a.hosted().length === 12, 'A re-homes B\'s campaigns', 320, 25);
+    const after = await fences();
+    for (const id of bHeld) {
+      const row = after.find((r) => r.campaign_id === id)!;
+      expect(row.holder).toBe(a.backend.ownership.replicaId);
+      expect(row.fence).toBeGreaterThan(fencesBefore.get(id)!);
+    }
+    await until(async () => (await a.supervisor.observe(bHeld[0]!)).ok, 'an observe of a re-homed campaign', 200, 25);
+  });
+
+  it('a replica cut off from the database loses each campaign at its deadline: the actor stops, nothing more is sent for it, the other takes it', async () => {
+    const sim = scope.defer(await startSimulator({ port: 0, pollsPerStage: 3 }), (x) => x.close());
+    const a = await replica(scope, sim, { ttlMs: 1_500 });
+    const tasks = sim.createTasks(3, 'training');
+    const ids = ['p0', 'p1', 'p2'];
+    for (const [i, id] of ids.entries()) await attach(a.supervisor, id, tasks[i]!);
+    // A partition between A and the database: every statement of A's fails from now on (its
+    // renewals, claims and writes), while A itself keeps running and can reach the remote.
+    const cut = () => Promise.reject(new Error('connection to the database lost (partition)'));
+    Object.assign(a.backend.db.pool, { query: cut, connect: cut });
+    await until(async () => a.hosted().length === 0, 'A loses every campaign at its deadline', 200, 25);
+    const requestsBefore = requestsTo(sim);
+    // Its actors are gone: an observe is refused, and nothing reached the remote for them.
+    const refused = await a.supervisor.observe('p0');
+    expect(refused.ok).toBe(false);
+    expect(requestsTo(sim)).toBe(requestsBefore);
+
+    const b = await replica(scope, sim, { ttlMs: 1_500 });
+    await until(async () => ids.every((id) => b.hosted().includes(id)), 'B takes them after they expire', 240, 25);
+    const rows = (await fences()).filter((r) => ids.includes(r.campaign_id));
+    expect(rows.map((r) => [r.holder, r.fence])).toEqual(ids.map(() => [b.backend.ownership.replicaId, 2]));
+    await until(async () => (await b.supervisor.observe('p1')).ok, 'an observe of a re-homed campaign', 200, 25);
+  });
+});
+
+async function fences(): Promise<{ campaign_id: string; holder: string | null; fence: number }[]> {
+  const client = await pgf.client();
+  const { rows } = await client.query<{ campaign_id: string; holder: string | null; fence: string }>('SELECT campaign_id, holder, fence::text AS fence FROM campaign_owner ORDER BY campaign_id');
+  return rows.map((r) => ({ ...r, fence: Number(r.fence) }));
+}
