@@ -9,3 +9,4 @@ export { openCampaignOwnership, type BeatReport, type CampaignOwnership, type Ca
 export { postgresCampaignDocuments, type PostgresDocumentsOptions, type PostgresWriteFence } from './campaign-documents.js';
 export { DEFAULT_DATABASE_SCHEMA, openDatabase, type Database, type DatabaseErrorCode, type DatabaseFailure, type DatabaseOptions } from './database.js';
 export { applyMigrations, loadMigrations, migrationsDir, type Migration, type MigrationReport } from './migrate.js';
+export { DEFAULT_MAX_REQUEST_BYTES, openCommandRelay, type CommandRelay, type CommandRelayOptions, type EventsNotice, type RelayRefusalCode, type RelayResult } from './command-relay.js';
