@@ -30,12 +30,12 @@ export async function readPlacement(db: Database): Promise<Placement> {
   return { liveReplicas: row.live_replicas, campaigns: row.campaigns, orphans: row.orphans };
 }
 
-/** Who holds one campaign now (null: no row, or released / expired). */
-export async function liveHolderOf(db: Database, campaignId: string): Promise<{ holder: string; fence: number } | null> {
-  const { rows } = await db.pool.query<{ holder: string; fence: string }>(
-    'SELECT holder, fence::text AS fence FROM campaign_owner WHERE campaign_id = $1 AND holder IS NOT NULL AND expires_at > now()',
+/** Who holds one campaign (null: never claimed by anyone); `live` false while it is released or expired. */
+export async function ownerOf(db: Database, campaignId: string): Promise<{ holder: string | null; fence: number; live: boolean } | null> {
+  const { rows } = await db.pool.query<{ holder: string | null; fence: string; live: boolean }>(
+    'SELECT holder, fence::text AS fence, holder IS NOT NULL AND expires_at > now() AS live FROM campaign_owner WHERE campaign_id = $1',
     [campaignId],
   );
   const row = rows[0];
-  return row ? { holder: row.holder, fence: Number(row.fence) } : null;
+  return row ? { holder: row.holder, fence: Number(row.fence), live: row.live } : null;
 }

@@ -18,7 +18,8 @@ import { fencedRemote } from '../authority/fenced-remote.js';
 import type { ApiError } from '../contract/api-errors.js';
 import type { CampaignStoreOptions } from '../../persistence/campaign-store.js';
 import { Hosting } from './hosting.js';
-import { ReplicaHosting, type ReplicaHostingDeps } from './replica-hosting.js';
+import { ReplicaHosting, type RelayedCommand, type ReplicaHostingDeps } from './replica-hosting.js';
+import type { ApiResult } from '../api/supervisor-api.js';
 import { StartupFailure } from './startup-failure.js';
 import { openSupervisorStore } from './supervisor-wiring.js';
 
@@ -30,6 +31,8 @@ export interface HostingGate {
   valid(): Promise<boolean>;
   /** What a campaign call answers while it may not be served here (null: serve it). */
   refusal(campaignId?: string): Promise<ApiError | null>;
+  /** Replicas: a command for a campaign another replica hosts, answered by it (null: serve it here). */
+  forward?(command: RelayedCommand): Promise<ApiResult<unknown> | null>;
   /** A write was refused `fence_stale` (campaignId: which campaign's). */
   lose(reason: string, campaignId?: string): void;
   release(): Promise<void>;

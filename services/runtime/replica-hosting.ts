@@ -15,8 +15,9 @@
  * - fences every remote call of a campaign by that campaign's right (`validFor`), so an effect
  *   still running after its campaign moved is refused locally (`not_owner`, nothing sent).
  *
- * A command for a campaign another replica hosts answers 503 `owner_unavailable` (relaying it to
- * the owner through PostgreSQL is the next step of issue 22).
+ * A command for a campaign another replica hosts is relayed to that replica through PostgreSQL
+ * (persistence/postgres/command-relay.ts: a command row + NOTIFY, at most once) and answered
+ * with the owner's answer, or 503 `owner_unavailable` when no owner answers in time.
  * @module
  */
 import type { Logger } from '../../adapters/logger.js';
@@ -24,9 +25,11 @@ import type { CampaignDocuments } from '../../persistence/campaign-store.js';
 import type { HostingRight } from '../../persistence/ownership.js';
 import type { CampaignOwnership } from '../../persistence/postgres/campaign-ownership.js';
 import type { Database } from '../../persistence/postgres/database.js';
-import { liveHolderOf, readPlacement } from '../../persistence/postgres/placement.js';
+import { openCommandRelay, type CommandRelay } from '../../persistence/postgres/command-relay.js';
+import { ownerOf, readPlacement } from '../../persistence/postgres/placement.js';
 import { describeError, failure } from '../../persistence/store-errors.js';
 import { apiError, type ApiError } from '../contract/api-errors.js';
+import type { ApiResult } from '../api/supervisor-api.js';
 import type { CampaignHost } from '../campaign/campaign-host.js';
 import type { CampaignSystem } from '../campaign/campaign-system.js';
 import { isQuiescent } from '../../machines/campaign.machine.js';
@@ -48,8 +51,20 @@ export interface ReplicaHostingDeps {
   left(campaignId: string): void;
   /** Ownership changes, for the metrics: `took`, `lost`, `handed_over`. */
   changed?(kind: 'took' | 'lost' | 'handed_over'): void;
-  /** Default: a third of the ownership TTL's renew deadline (so an orphan waits little past its expiry). */
+  /** Default: a sixth of the ownership TTL (so an orphan waits little past its expiry). */
   rebalanceEveryMs?: number;
+  /** Runs a command relayed from another replica here, as if it had arrived here (never relayed again). */
+  runHere(command: RelayedCommand): Promise<ApiResult<unknown>>;
+  /** How long a relayed command waits for its owner's answer (default 30 s). */
+  relayTimeoutMs?: number;
+}
+
+/** A request for a campaign hosted elsewhere, as it travels to the owner (already parsed, no secret in it). */
+export interface RelayedCommand {
+  door: 'campaigns' | 'campaign_action';
+  campaignId: string;
+  body: unknown;
+  idempotencyKey?: string;
 }
 
 export class ReplicaHosting {
@@ -57,6 +72,7 @@ export class ReplicaHosting {
   private readonly ownership: CampaignOwnership;
   private timer: NodeJS.Timeout | null = null;
   private rebalancing: Promise<void> | null = null;
+  private relay: CommandRelay<RelayedCommand, ApiResult<unknown>> | null = null;
   private closed = false;
 
   constructor(private readonly deps: ReplicaHostingDeps) {
@@ -99,17 +115,29 @@ export class ReplicaHosting {
     return onlyHosted(inner, { hosted: () => this.hosted(), claim: (id) => this.claim(id), release: (id) => this.handBack(id) });
   }
 
-  /** What a call touching a campaign hosted elsewhere answers; null when it is ours, or nobody's (not found, or a create). */
-  async refusal(campaignId?: string): Promise<ApiError | null> {
-    if (campaignId === undefined || (await this.validFor(campaignId))) return null;
-    let holder: { holder: string } | null;
+  /** Calls for campaigns hosted elsewhere are relayed (`forward`) before this is asked: what is left is ours, or nobody's. */
+  async refusal(): Promise<ApiError | null> {
+    return null;
+  }
+
+  /**
+   * A command for a campaign another replica hosts: its owner's answer, through the relay; null
+   * when the campaign is ours or has never been claimed by anyone (answered here: not found, or a create).
+   */
+  async forward(command: RelayedCommand): Promise<ApiResult<unknown> | null> {
+    const id = command.campaignId;
+    if (await this.validFor(id)) return null;
+    let owner: Awaited<ReturnType<typeof ownerOf>>;
     try {
-      holder = await liveHolderOf(this.deps.backend.db, campaignId);
+      owner = await ownerOf(this.deps.backend.db, id);
     } catch (error) {
-      return apiError('owner_unavailable', `Who hosts campaign ${campaignId} could not be read from the database (${describeError(error)}); try again.`);
+      return unavailable(`Who hosts campaign ${id} could not be read from the database (${describeError(error)}); try again with the same Idempotency-Key.`);
     }
-    if (holder === null) return null;
-    return apiError('owner_unavailable', `Campaign ${campaignId} is hosted by replica ${holder.holder}; commands are not relayed between replicas yet, so send it there.`);
+    if (owner === null) return null;
+    if (!owner.live) return unavailable(`Campaign ${id} has no live owner right now (it is being re-homed); try again with the same Idempotency-Key.`);
+    if (!this.relay) return unavailable(`Campaign ${id} is hosted by replica ${owner.holder}, and this replica cannot relay to it now.`);
+    const sent = await this.relay.send(id, command, { timeoutMs: this.deps.relayTimeoutMs ?? 30_000 });
+    return sent.ok ? sent.answer : unavailable(`Campaign ${id}: ${sent.message}`);
   }
 
   /** A write refused `fence_stale` (or a failed fence check): that campaign is lost here. */
@@ -131,8 +159,17 @@ export class ReplicaHosting {
     return true;
   }
 
-  /** Start: this replica's share is claimed before the system loads it. */
+  /** Start: the relay listens, then this replica's share is claimed before the system loads it. */
   async begin(): Promise<void> {
+    const { db } = this.deps.backend;
+    this.relay = await openCommandRelay<RelayedCommand, ApiResult<unknown>>({
+      db,
+      replicaId: this.replicaId,
+      fenceFor: (id) => this.ownership.fenceFor(id),
+      // Addressed to us, and no longer ours by the time it runs: the sender hears so, nothing runs.
+      onCommand: async (id, command) => ((await this.validFor(id)) && command.campaignId === id ? this.deps.runHere(command) : unavailable(`Campaign ${id} moved off replica ${this.replicaId}; try again with the same Idempotency-Key.`)),
+      onError: (message) => this.deps.logger.warn({ code: 'relay_listener', reason: message }, 'command relay listener trouble'),
+    });
     await this.claimShare();
   }
 
@@ -231,9 +268,12 @@ export class ReplicaHosting {
     await this.rebalancing;
     for (const held of this.rights.values()) held.unsubscribe();
     this.rights.clear();
+    await this.relay?.close();
     await this.deps.backend.close();
   }
 }
+
+const unavailable = (message: string): ApiResult<never> => ({ ok: false, error: apiError('owner_unavailable', message) });
 
 function shuffle<T>(items: readonly T[]): T[] {
   const out = [...items];

@@ -1,7 +1,8 @@
 /**
  * The supervisor's two request doors, `campaigns` and `campaign_action`: parse the body, refuse
  * a request that carries one of our own secrets, refuse a campaign this process does not host
- * (503 `not_owner`), then run it, with its Idempotency-Key through the gate. Every failure thrown
+ * (503 `not_owner`) or relay it to the replica that hosts it (replicas on PostgreSQL), then run
+ * it, with its Idempotency-Key through the gate. Every failure thrown
  * from deep inside (a store that fails closed) comes back as its answer, never as a 500.
  * @module
  */
@@ -14,6 +15,7 @@ import type { ApiResult, RequestOptions } from '../api/supervisor-api.js';
 import type { CampaignSystem } from '../campaign/campaign-system.js';
 import { ApiFailure, apiError, type ApiError } from '../contract/api-errors.js';
 import type { HostingGate } from './hosting-mode.js';
+import type { RelayedCommand } from './replica-hosting.js';
 
 export interface SupervisorRequestsDeps {
   /** The API key and the A2A token: a request that carries either is refused, never logged. */
@@ -25,6 +27,8 @@ export interface SupervisorRequestsDeps {
   /** What the campaigns route needs; null before start(). */
   routeDeps(): CampaignsRouteDeps | null;
 }
+
+type Door = RelayedCommand['door'];
 
 const fail = (error: ApiError): ApiResult<never> => ({ ok: false, error });
 
@@ -42,18 +46,32 @@ export class SupervisorRequests {
   constructor(private readonly deps: SupervisorRequestsDeps) {}
 
   /** The checks every request passes first: a body of the door's shape, none of our secrets, a campaign we host. */
-  private async admitted<T extends object>(schema: { safeParse(body: unknown): { success: true; data: T } | { success: false; error: Parameters<typeof describeIssues>[0] } }, body: unknown, campaignId: (req: T) => string | undefined): Promise<{ req: T } | { refused: ApiResult<never> }> {
+  private async admitted<T extends object>(door: Door, schema: { safeParse(body: unknown): { success: true; data: T } | { success: false; error: Parameters<typeof describeIssues>[0] } }, body: unknown, campaignId: (req: T) => string | undefined, options: RequestOptions & { relayed?: boolean }): Promise<{ req: T } | { refused: ApiResult<unknown> }> {
     const parsed = schema.safeParse(body);
     if (!parsed.success) return { refused: fail(apiError('invalid_request', describeIssues(parsed.error))) };
     const req = parsed.data;
     const leaked = secretInRequest(req, this.deps.secrets());
     if (leaked) return { refused: fail(leaked) };
-    const notOwner = await this.deps.hosting.refusal(campaignId(req));
+    const id = campaignId(req);
+    // Another replica hosts it: its answer, relayed (a command relayed here is never relayed again).
+    const forward = this.deps.hosting.forward;
+    if (id !== undefined && forward && !options.relayed) {
+      const { idempotencyKey } = options;
+      const answer = await forward.call(this.deps.hosting, { door, campaignId: id, body: req, ...(idempotencyKey !== undefined ? { idempotencyKey } : {}) });
+      if (answer) return { refused: answer };
+    }
+    const notOwner = await this.deps.hosting.refusal(id);
     return notOwner ? { refused: fail(notOwner) } : { req };
   }
 
-  async campaigns(body: unknown, options: RequestOptions = {}): Promise<ApiResult<unknown>> {
-    const admitted = await this.admitted(campaignsBodySchema, body, (req) => (req.action === 'list' ? undefined : req.campaign_id));
+  /** A command another replica relayed here (it hosts the campaign now, or answers why not). */
+  runRelayed(command: RelayedCommand): Promise<ApiResult<unknown>> {
+    const options = { relayed: true, ...(command.idempotencyKey !== undefined ? { idempotencyKey: command.idempotencyKey } : {}) };
+    return command.door === 'campaigns' ? this.campaigns(command.body, options) : this.campaignAction(command.body, options);
+  }
+
+  async campaigns(body: unknown, options: RequestOptions & { relayed?: boolean } = {}): Promise<ApiResult<unknown>> {
+    const admitted = await this.admitted('campaigns', campaignsBodySchema, body, (req) => (req.action === 'list' ? undefined : req.campaign_id), options);
     if ('refused' in admitted) return admitted.refused;
     const { req } = admitted;
     const deps = this.deps.routeDeps();
@@ -66,8 +84,8 @@ export class SupervisorRequests {
   }
 
   /** One mutation per campaign at a time is the chart's own rule (`noMutationInFlight`): no slot here. */
-  async campaignAction(body: unknown, options: RequestOptions = {}): Promise<ApiResult<unknown>> {
-    const admitted = await this.admitted(campaignActionSchema, body, (req) => req.campaign_id);
+  async campaignAction(body: unknown, options: RequestOptions & { relayed?: boolean } = {}): Promise<ApiResult<unknown>> {
+    const admitted = await this.admitted('campaign_action', campaignActionSchema, body, (req) => req.campaign_id, options);
     if ('refused' in admitted) return admitted.refused;
     const { req } = admitted;
     const corrupt = this.deps.system()?.corrupt(req.campaign_id);
