@@ -9,3 +9,5 @@ export { openCampaignOwnership, type BeatReport, type CampaignOwnership, type Ca
 export { postgresCampaignDocuments, type PostgresDocumentsOptions, type PostgresWriteFence } from './campaign-documents.js';
 export { DEFAULT_DATABASE_SCHEMA, openDatabase, type Database, type DatabaseErrorCode, type DatabaseFailure, type DatabaseOptions } from './database.js';
 export { applyMigrations, loadMigrations, migrationsDir, type Migration, type MigrationReport } from './migrate.js';
+export { readReplicaReport, type ReplicaLine, type ReplicaReport } from './replica-report.js';
+export { importStateRoot, type ImportedCampaign, type ImportOptions, type ImportRefusal, type ImportReport, type SkippedCampaign } from './import-state-root.js';
