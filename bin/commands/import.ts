@@ -20,7 +20,7 @@ import { jsonText, terminalSafe } from './client/format.js';
 import { failOnDatabase, openDatabaseFromEnv } from './database-env.js';
 import { exitWith } from './startup.js';
 
-/** Codes per skipped campaign, `campaign_exists` (already moved) first. */
+/** How many campaigns were skipped with each code, in the order first met. */
 function byCode(report: ImportReport): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const s of report.skipped) counts[s.code] = (counts[s.code] ?? 0) + 1;

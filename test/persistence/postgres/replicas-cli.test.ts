@@ -65,7 +65,7 @@ describe('argus-supervisor replicas', () => {
   });
 
   it('without ARGUS_SUPERVISOR_DATABASE_URL: database_url_required, one line, exit 2', async () => {
-    for (const env of [{}, { ARGUS_SUPERVISOR_DATABASE_URL: ' ' }]) {
+    for (const env of [{}, { ARGUS_SUPERVISOR_DATABASE_URL: ' ' }] as Record<string, string>[]) {
       const run = await runCli(['replicas', '--json'], env, 'replicas-no-url');
       expect(run.code).toBe(2);
       expect(run.stdout).toBe('');
