@@ -18,12 +18,21 @@ const HEADERS = ['REPLICA', 'STARTED', 'HEARTBEAT', 'EXPIRES', 'LIVE', 'CAMPAIGN
 /** `2026-12-02 16:40:05Z`: seconds are enough to read a heartbeat against a 30 s TTL. */
 const when = (iso: string | null) => (iso === null ? '-' : `${iso.slice(0, 10)} ${iso.slice(11, 19)}Z`);
 
+/** A time against the report's database time: `4s ago`, `in 26s`, `3h ago` (--json has the exact times). */
+export function relative(iso: string | null, at: string): string {
+  if (iso === null) return '-';
+  const ms = Date.parse(iso) - Date.parse(at);
+  const s = Math.round(Math.abs(ms) / 1000);
+  const span = s < 120 ? `${s}s` : s < 7200 ? `${Math.round(s / 60)}m` : s < 172_800 ? `${Math.round(s / 3600)}h` : `${Math.round(s / 86_400)}d`;
+  return ms > 0 ? `in ${span}` : `${span} ago`;
+}
+
 export function replicasText(report: ReplicaReport, target: string): string {
   const rows = report.replicas.map((r) => [
     cell(r.replica_id, 64),
-    when(r.started_at),
-    when(r.heartbeat_at),
-    when(r.expires_at),
+    relative(r.started_at, report.at),
+    relative(r.heartbeat_at, report.at),
+    relative(r.expires_at, report.at),
     r.live ? 'yes' : 'no',
     String(r.campaigns),
     String(r.expired_campaigns),

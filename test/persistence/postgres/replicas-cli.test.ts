@@ -60,6 +60,10 @@ describe('argus-supervisor replicas', () => {
     expect(lines[1]!.split(/\s{2,}/)).toEqual(['REPLICA', 'STARTED', 'HEARTBEAT', 'EXPIRES', 'LIVE', 'CAMPAIGNS', 'EXPIRED', 'MAX FENCE']);
     const cells = (id: string) => lines.find((l) => l.startsWith(id))!.split(/\s{2,}/);
     expect(cells('replica-gone').slice(4)).toEqual(['no', '0', '2', '1']);
+    // Times against the database time: the dead one expired in the past, the live one expires ahead.
+    expect(cells('replica-gone')[3]).toMatch(/^\d+s ago$/);
+    expect(cells('replica-live')[2]).toMatch(/^\d+s ago$/);
+    expect(cells('replica-live')[3]).toMatch(/^in \d+s$/);
     expect(cells('replica-live').slice(4)).toEqual(['yes', '2', '0', '2']);
     expect(lines.at(-1)).toBe('campaigns: 1 documents; 2 owned by a live right, 1 released, 2 expired (free to take), 1 never claimed');
   });
