@@ -23,7 +23,7 @@ import { randomBytes } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import os from 'node:os';
 import type { CampaignDocument } from '../campaign-document.js';
-import { openCampaignStore, type CampaignDocuments } from '../campaign-store.js';
+import { openCampaignStore, type CampaignDocuments, type LoadResult } from '../campaign-store.js';
 import type { MachineVersionCheck } from '../document-db.js';
 import { stateRootOwnership, WHOLE_STATE_ROOT } from '../owner-lock.js';
 import { storeLayout } from '../store-layout.js';
@@ -86,8 +86,13 @@ export async function importStateRoot(options: ImportOptions): Promise<ImportRep
   if (!root.ok) return { ok: false, code: root.code === 'state_root_locked' ? 'state_root_locked' : 'state_root_unusable', message: root.message };
   let ownership: CampaignOwnership | null = null;
   try {
-    const store = await openCampaignStore({ root: stateRoot, ...(options.machineVersionKnown ? { machineVersionKnown: options.machineVersionKnown } : {}) });
-    const loaded = await store.loadAll();
+    let loaded: LoadResult[];
+    try {
+      const store = await openCampaignStore({ root: stateRoot, ...(options.machineVersionKnown ? { machineVersionKnown: options.machineVersionKnown } : {}) });
+      loaded = await store.loadAll();
+    } catch (error) {
+      return { ok: false, code: 'state_root_unusable', message: `${stateRoot} could not be read as a state root (${describeError(error)})` };
+    }
     const replicaId = options.replicaId ?? `import-${os.hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;
     try {
       ownership = await openCampaignOwnership({ db, replicaId });
