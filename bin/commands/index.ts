@@ -11,6 +11,9 @@ const COMMANDS: Record<string, () => Promise<(program: Command) => void>> = {
   simulate: async () => (await import('./simulate.js')).registerSimulate,
   demo: async () => (await import('./demo.js')).registerDemo,
   chart: async () => (await import('./chart.js')).registerChart,
+  // The shared PostgreSQL database, read and written directly (docs/scale-out.md).
+  replicas: async () => (await import('./replicas.js')).registerReplicas,
+  import: async () => (await import('./import.js')).registerImport,
   // The client of a running serve (bin/commands/client, docs/cli.md).
   campaigns: async () => (await import('./client/index.js')).registerCampaigns,
   act: async () => (await import('./client/index.js')).registerAct,

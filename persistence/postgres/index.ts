@@ -10,3 +10,5 @@ export { postgresCampaignDocuments, type PostgresDocumentsOptions, type Postgres
 export { DEFAULT_DATABASE_SCHEMA, openDatabase, type Database, type DatabaseErrorCode, type DatabaseFailure, type DatabaseOptions } from './database.js';
 export { applyMigrations, loadMigrations, migrationsDir, type Migration, type MigrationReport } from './migrate.js';
 export { DEFAULT_MAX_REQUEST_BYTES, openCommandRelay, type CommandRelay, type CommandRelayOptions, type EventsNotice, type RelayRefusalCode, type RelayResult } from './command-relay.js';
+export { readReplicaReport, type ReplicaLine, type ReplicaReport } from './replica-report.js';
+export { importStateRoot, type ImportedCampaign, type ImportOptions, type ImportRefusal, type ImportReport, type SkippedCampaign } from './import-state-root.js';

@@ -36,6 +36,8 @@ export interface FakeRun {
   settleAt: number;
   started: boolean;
   settled: boolean;
+  /** argus_status reads that ran the daemon since dispatch (for `settleAfterPolls`). */
+  polls?: number;
 }
 
 /** An Argus JournalEntry.to_jsonable: `extra` is the whole event row, as in life/memory.py. */
@@ -68,6 +70,12 @@ export interface ScriptEntry {
   /** The decision file the mission writes; null writes none. `$EVENT_KEY`/`$ITEM_ID` in strings are filled in. */
   proposal?: Record<string, unknown> | null;
   settleAfterMs?: number;
+  /**
+   * The mission settles no earlier than the n-th argus_status read after dispatch (the first
+   * read starts it): a test that needs the supervisor to poll a running mission several times
+   * says so by count, not by a wall-clock delay a loaded machine can outrun.
+   */
+  settleAfterPolls?: number;
   /** argus_message sleeps this long first (budget tests). */
   hangMs?: number;
   question?: string;

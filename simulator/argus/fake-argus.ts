@@ -7,7 +7,7 @@
  *   `OPERATOR_ANSWER_FOR: <item id>` answers that item's pending question (Argus's
  *   `kind:"pending_question"`, `resolved:true`, the continuation in `item`).
  * - `argus_status` lets the "daemon" run what is due: the item starts (`mission_started`), and
- *   once `settleAfterMs` has passed the mission writes `decisions/<key>.json` in the workdir and
+ *   once `settleAfterMs` has passed (and, if scripted, `settleAfterPolls` reads ran) the mission writes `decisions/<key>.json` in the workdir and
  *   settles with `mission_complete` / `mission_failed` (journal `extra` = the event row with
  *   `item_id`, `event_key`, `objective`), or blocks the item with a `pending_question`.
  * - Its clock is real time unless a test wrote `fake-argus-clock.json` (FakeArgusStore.nowMs).
@@ -198,8 +198,9 @@ export class FakeArgus {
         item.started_ts = this.now();
         this.journal(project, 'mission_started', item, run.eventKey, { type: 'life.mission.started' });
       }
+      run.polls = (run.polls ?? 0) + 1;
       const verdict = script.verdict ?? 'complete';
-      if (verdict === 'none' || this.store.nowMs() < run.settleAt) continue;
+      if (verdict === 'none' || this.store.nowMs() < run.settleAt || run.polls < (script.settleAfterPolls ?? 0)) continue;
       run.settled = true;
       item.finished_ts = this.now();
       if (run.eventKey !== null && script.proposal !== null) this.writeProposal(project, item, run.eventKey, script);

@@ -16,14 +16,16 @@ afterEach(() => scope.dispose());
 describe('a completed attempt', () => {
   it('wakes Argus exactly once; re-reads while the mission runs and after it settled add no turn and no action', async () => {
     const w = await decisionWorld(scope);
-    // The mission takes a while: the heartbeat polls it with argus_status several times.
-    w.writeScript({ '*': { reply: 'task', verdict: 'complete', settleAfterMs: 400 } });
+    // The mission runs until the third argus_status read: the heartbeat must poll it while it runs
+    // (counted reads, not a delay a loaded machine can outrun).
+    w.writeScript({ '*': { reply: 'task', verdict: 'complete', settleAfterPolls: 3 } });
     const taskId = await boundCampaign(w);
     await w.sweepUntil(() => view(w).remote.state === 'completed');
     await w.sweepUntil(() => view(w).decisions.in_flight !== null || view(w).decisions.last !== null);
     expect(w.argusMessages()).toHaveLength(1);
 
     // The same revision, read again and again while the mission is in flight.
+    expect(view(w).decisions.in_flight).not.toBeNull();
     const revision = w.sim.task(taskId)!.revision;
     for (let i = 0; i < 3; i++) expect((await w.supervisor.observe('c1')).ok).toBe(true);
     await w.sweepUntil(() => view(w).decisions.last?.outcome === 'approved');
