@@ -4,7 +4,7 @@
  * campaigns are split by fair share and handed over without being hosted twice; a replica that
  * stops has its campaigns taken by the other with a greater fence; a replica whose renewals stop
  * loses its campaigns one by one, stops their actors and refuses to call the remote for them;
- * a command for a campaign another replica hosts answers `owner_unavailable`.
+ * a command for a campaign another replica hosts is relayed to it and answered with its answer.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { selectStoreBackend, type PostgresBackend } from '../../../persistence/postgres/backend.js';
@@ -59,13 +59,18 @@ describe('replicas on one database', () => {
     expect(samples.flat()).toEqual([]);
     expect([...a.hosted(), ...b.hosted()].sort()).toEqual(ids);
 
-    // Every campaign answers on its own replica; the other refuses it, naming who hosts it.
+    // Any replica answers any campaign: a command sent to A for a campaign B hosts is relayed
+    // to B through the database and answered with B's answer; the same Idempotency-Key through
+    // A then B relays once (B's gate answers the second from the campaign's document).
     const onB = b.hosted()[0]!;
-    // Its first read after the handover may still be in flight (`effect_in_flight`): then it answers.
-    await until(async () => (await b.supervisor.observe(onB)).ok, 'an observe on the replica that hosts it', 200, 25);
-    const refused = await a.supervisor.observe(onB);
-    expect(refused).toMatchObject({ ok: false, error: { code: 'owner_unavailable' } });
-    if (!refused.ok) expect(refused.error.message).toContain(b.backend.ownership.replicaId);
+    await until(async () => (await a.supervisor.observe(onB)).ok, 'an observe relayed to the replica that hosts it', 200, 25);
+    const claim = { campaign_id: onB, action: 'claim' };
+    const viaA = await a.supervisor.campaignAction(claim, { idempotencyKey: 'claim-once' });
+    expect(viaA).toMatchObject({ ok: true, value: { lease: { epoch: 1 } } });
+    const viaB = await b.supervisor.campaignAction(claim, { idempotencyKey: 'claim-once' });
+    expect(viaB).toMatchObject({ ok: true, replayed: true, value: { lease: { epoch: 1 } } });
+    expect(sim.stats().mutationsApplied.claim).toBe(1);
+    expect(a.supervisor.system?.host(onB)).toBeUndefined();
 
     // B stops (its rights released, fences kept): A takes every one back, each with a greater fence.
     const fencesBefore = new Map((await fences()).map((r) => [r.campaign_id, r.fence]));
