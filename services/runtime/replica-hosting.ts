@@ -171,10 +171,14 @@ export class ReplicaHosting {
       onError: (message) => this.deps.logger.warn({ code: 'relay_listener', reason: message }, 'command relay listener trouble'),
     });
     await this.claimShare();
+    // Renewed now, not a beat period later: the boot load that follows may be long.
+    await this.ownership.beat();
   }
 
-  /** After the boot load: rebalance on a timer (never two at once). */
+  /** After the boot load: actors without a right leave, then rebalance on a timer (never two at once). */
   startRebalancing(): void {
+    const system = this.deps.system();
+    if (system) this.reconcile(system);
     const every = this.deps.rebalanceEveryMs ?? Math.max(100, Math.floor(this.ownership.ttlMs / 6));
     this.timer = setInterval(() => void this.rebalance(), every);
     this.timer.unref();
@@ -199,6 +203,7 @@ export class ReplicaHosting {
       const host = await system.adopt(id);
       if (host) this.deps.adopted(host);
     }
+    this.reconcile(system);
     if (taken.length === 0) await this.handOverExcess(system);
   }
 
@@ -247,17 +252,27 @@ export class ReplicaHosting {
     await held.right.release();
   }
 
-  /** The right is gone: the actor stops where it is, for good, and leaves this replica. */
+  /**
+   * The right is gone: the actor stops where it is, for good, and leaves this replica. Also for
+   * an actor found without a right (lost while the boot load or an adopt was still reading it).
+   */
   private loseCampaign(campaignId: string, reason: string): void {
     const held = this.rights.get(campaignId);
-    if (!held) return;
-    this.rights.delete(campaignId);
-    held.unsubscribe();
-    this.deps.logger.error({ campaignId, code: 'hosting_lost', reason }, 'this replica lost the right to host a campaign: its actor is stopped and nothing more is sent or written for it');
-    this.deps.changed?.('lost');
+    if (held) {
+      this.rights.delete(campaignId);
+      held.unsubscribe();
+      this.deps.logger.error({ campaignId, code: 'hosting_lost', reason }, 'this replica lost the right to host a campaign: its actor is stopped and nothing more is sent or written for it');
+      this.deps.changed?.('lost');
+    } else if (this.ownership.fenceFor(campaignId) !== null) return;
     const system = this.deps.system();
-    system?.host(campaignId)?.stopForLostRight(failure('fence_stale', `this replica lost the right to host ${campaignId}: ${reason}`));
-    void system?.drop(campaignId).then(() => this.deps.left(campaignId));
+    if (!system?.has(campaignId)) return;
+    system.host(campaignId)?.stopForLostRight(failure('fence_stale', `this replica lost the right to host ${campaignId}: ${reason}`));
+    void system.drop(campaignId).then(() => this.deps.left(campaignId));
+  }
+
+  /** Every actor here must hold its right: one that lost it while being loaded leaves now. */
+  private reconcile(system: CampaignSystem): void {
+    for (const id of system.list()) if (this.ownership.fenceFor(id) === null) this.loseCampaign(id, `the right to host campaign ${id} was lost while it loaded`);
   }
 
   /** Stop: no more rebalancing; every right released, the replica row removed, the pool closed. */
