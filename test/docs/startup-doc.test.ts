@@ -1,6 +1,6 @@
 /**
  * docs/configuration.md tells the truth about start-up failures: every code the CLI can print
- * (config problems, owner-lock refusals, listen failures) has a row in "When start-up stops",
+ * (config problems, owner-lock refusals, listen failures, the database's) has a row in "When start-up stops",
  * and the "Real output" examples are what the built CLI prints today, line for line.
  */
 import { spawnSync } from 'node:child_process';
@@ -23,7 +23,11 @@ function codesInSource(): string[] {
   const startup = [...read('bin/commands/startup.ts').matchAll(/code: '([a-z0-9_]+)'/g)].map((m) => m[1]!);
   const owner = [...read('persistence/owner-lock.ts').matchAll(/refusal\('([a-z0-9_]+)'/g)].map((m) => m[1]!);
   const secretFiles = Object.values(SECRET_FILE_REFUSALS).flatMap((codes) => Object.values(codes));
-  return [...new Set([...config, ...startup, ...owner, ...secretFiles])];
+  // `serve` with ARGUS_SUPERVISOR_DATABASE_URL: the database's start-up codes (persistence/postgres/database.ts).
+  const databaseUnion = /export type DatabaseErrorCode =([^;]+);/.exec(read('persistence/postgres/database.ts'))?.[1] ?? '';
+  const database = [...databaseUnion.matchAll(/'([a-z0-9_]+)'/g)].map((m) => m[1]!);
+  expect(database).toContain('database_unreachable');
+  return [...new Set([...config, ...startup, ...owner, ...secretFiles, ...database])];
 }
 
 /** The first column of every table row in the "When start-up stops" section. */
