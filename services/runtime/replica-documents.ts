@@ -10,8 +10,8 @@ import { failure } from '../../persistence/store-errors.js';
 
 export interface HostedSet {
   hosted(): string[];
-  /** True when this replica now holds the campaign's right. */
-  claim(campaignId: string): Promise<boolean>;
+  /** True when this replica now holds the campaign's right; else why not (a refusal code). */
+  claimForCreate(campaignId: string): Promise<true | 'campaign_hosted_elsewhere' | 'ownership_unavailable' | 'invalid_campaign_id'>;
   release(campaignId: string): Promise<void>;
 }
 
@@ -37,7 +37,11 @@ export function onlyHosted(inner: CampaignDocuments, rights: HostedSet): Campaig
     },
     load: (id) => inner.load(id),
     create: async (doc) => {
-      if (!(await rights.claim(doc.campaignId))) return failure('campaign_exists', `campaign ${doc.campaignId} is already hosted by a replica`);
+      const claimed = await rights.claimForCreate(doc.campaignId);
+      if (claimed === 'invalid_campaign_id') return failure('invalid_campaign_id', 'campaign id must match [A-Za-z0-9._-]{1,128} without a leading dot');
+      // The database did not answer: nothing was created, and nothing says the campaign exists.
+      if (claimed === 'ownership_unavailable') return failure('io_failed', `campaign ${doc.campaignId} could not be claimed: the database did not answer`);
+      if (claimed !== true) return failure('campaign_exists', `campaign ${doc.campaignId} is already hosted by a replica`);
       const created = await inner.create(doc);
       if (!created.ok) await rights.release(doc.campaignId);
       return created;

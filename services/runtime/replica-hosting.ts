@@ -112,7 +112,7 @@ export class ReplicaHosting {
 
   /** The store the system loads and writes through: only hosted campaigns load; a create claims first. */
   documents(inner: CampaignDocuments): CampaignDocuments {
-    return onlyHosted(inner, { hosted: () => this.hosted(), claim: (id) => this.claim(id), release: (id) => this.handBack(id) });
+    return onlyHosted(inner, { hosted: () => this.hosted(), claimForCreate: (id) => this.claimFor(id), release: (id) => this.handBack(id) });
   }
 
   /** Calls for campaigns hosted elsewhere are relayed (`forward`) before this is asked: what is left is ours, or nobody's. */
@@ -145,13 +145,13 @@ export class ReplicaHosting {
     if (campaignId !== undefined) this.loseCampaign(campaignId, reason);
   }
 
-  /** Claims one campaign; on success its loss is watched from now on. */
-  async claim(campaignId: string): Promise<boolean> {
-    if (this.closed) return false;
+  /** Claims one campaign (true), or says why not; on success its loss is watched from now on. */
+  private async claimFor(campaignId: string): Promise<true | 'campaign_hosted_elsewhere' | 'ownership_unavailable' | 'invalid_campaign_id'> {
+    if (this.closed) return 'ownership_unavailable';
     const right = await this.ownership.claim({ kind: 'campaign', campaignId });
     if (!right.ok) {
       if (right.code === 'ownership_unavailable') this.deps.logger.warn({ campaignId, code: right.code, reason: right.message }, 'campaign not claimed');
-      return false;
+      return right.code === 'invalid_campaign_id' || right.code === 'ownership_unavailable' ? right.code : 'campaign_hosted_elsewhere';
     }
     const unsubscribe = right.onLost((reason) => this.loseCampaign(campaignId, reason));
     this.rights.set(campaignId, { right, unsubscribe });
@@ -221,7 +221,7 @@ export class ReplicaHosting {
     for (const id of shuffle(placement.orphans)) {
       if (won.length >= want || this.closed) break;
       if (this.rights.has(id)) continue;
-      if (await this.claim(id)) won.push(id);
+      if ((await this.claimFor(id)) === true) won.push(id);
     }
     return won;
   }
