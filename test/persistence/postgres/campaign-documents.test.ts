@@ -154,14 +154,16 @@ describe('the fence on every write', () => {
     await store.create(makeDoc('u-1'));
     const taker = await pgf.client();
     const observer = await pgf.client();
+    const takerPid = (await taker.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
     await taker.query('BEGIN');
     await taker.query(`UPDATE campaign_owner SET holder = 'replica-b', fence = fence + 1, expires_at = now() + interval '30 seconds' WHERE campaign_id = 'u-1'`);
     let settled = false;
     const write = store.transact('u-1', (d) => ({ ...d, objective: 'stale write during takeover' })).finally(() => (settled = true));
-    // Wait (bounded) until the database shows a connection blocked on a lock: the write's.
+    // Wait (bounded) until the database shows a connection blocked by the takeover: the write's.
+    // (Blocked by the taker only: other test files share the database and may wait on locks of their own.)
     let waiting = 0;
     for (const deadline = Date.now() + 2_000; waiting === 0 && !settled && Date.now() < deadline; await new Promise((r) => setTimeout(r, 25))) {
-      const r = await observer.query<{ n: string }>(`SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`);
+      const r = await observer.query<{ n: string }>(`SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND $1 = ANY (pg_blocking_pids(pid))`, [takerPid]);
       waiting = Number(r.rows[0]!.n);
     }
     const settledBeforeCommit = settled;

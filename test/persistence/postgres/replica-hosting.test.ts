@@ -43,13 +43,13 @@ const overlap = (a: string[], b: string[]) => a.filter((id) => b.includes(id));
 describe('replicas on one database', () => {
   it('split the campaigns by fair share, hand over without hosting twice, and re-home a stopped replica\'s campaigns with a greater fence', async () => {
     const sim = scope.defer(await startSimulator({ port: 0, pollsPerStage: 3 }), (x) => x.close());
-    const a = await replica(scope, sim, { ttlMs: 1_500 });
+    const a = await replica(scope, sim, { ttlMs: 3_000 });
     const tasks = sim.createTasks(12, 'training');
     const ids = tasks.map((_, i) => `r${String(i).padStart(2, '0')}`);
     for (const [i, id] of ids.entries()) await attach(a.supervisor, id, tasks[i]!);
     expect(a.hosted()).toEqual(ids);
 
-    const b = await replica(scope, sim, { ttlMs: 1_500 });
+    const b = await replica(scope, sim, { ttlMs: 3_000 });
     // A holds 12 > share 6 + 1: it hands over quiescent actors (stopped before released), B takes them.
     const samples: string[][] = [];
     await until(async () => {
@@ -88,7 +88,7 @@ describe('replicas on one database', () => {
 
   it('a replica cut off from the database loses each campaign at its deadline: the actor stops, nothing more is sent for it, the other takes it', async () => {
     const sim = scope.defer(await startSimulator({ port: 0, pollsPerStage: 3 }), (x) => x.close());
-    const a = await replica(scope, sim, { ttlMs: 1_500 });
+    const a = await replica(scope, sim, { ttlMs: 3_000 });
     const tasks = sim.createTasks(3, 'training');
     const ids = ['p0', 'p1', 'p2'];
     for (const [i, id] of ids.entries()) await attach(a.supervisor, id, tasks[i]!);
@@ -103,10 +103,12 @@ describe('replicas on one database', () => {
     expect(refused.ok).toBe(false);
     expect(requestsTo(sim)).toBe(requestsBefore);
 
-    const b = await replica(scope, sim, { ttlMs: 1_500 });
+    const b = await replica(scope, sim, { ttlMs: 3_000 });
     await until(async () => ids.every((id) => b.hosted().includes(id)), 'B takes them after they expire', 240, 25);
     const rows = (await fences()).filter((r) => ids.includes(r.campaign_id));
-    expect(rows.map((r) => [r.holder, r.fence])).toEqual(ids.map(() => [b.backend.ownership.replicaId, 2]));
+    // B's claim took each over from A's fence 1 (a loaded machine may make B lose and re-take one: still greater).
+    expect(rows.map((r) => r.holder)).toEqual(ids.map(() => b.backend.ownership.replicaId));
+    for (const r of rows) expect(r.fence).toBeGreaterThan(1);
     await until(async () => (await b.supervisor.observe('p1')).ok, 'an observe of a re-homed campaign', 200, 25);
   });
 });
