@@ -27,7 +27,7 @@ import { isValidCampaignId } from '../campaign-id.js';
 import type { FenceVerdict, HostingRight, HostingScope, Ownership, OwnershipRefusal, RenewOutcome, WriteFence } from '../ownership.js';
 import { describeError } from '../store-errors.js';
 import type { Database } from './database.js';
-import { BEAT_SQL, CLAIM_SQL, RELEASE_SQL } from './ownership-sql.js';
+import { BEAT_SQL, CLAIM_MANY_SQL, CLAIM_SQL, RELEASE_SQL } from './ownership-sql.js';
 
 export interface CampaignOwnershipOptions {
   db: Database;
@@ -66,6 +66,8 @@ export interface CampaignOwnership extends Ownership, WriteFence {
   readonly ttlMs: number;
   /** Campaign ids this replica hosts now. */
   hosted(): string[];
+  /** `claim` for many campaigns in one statement: the rights won (the others are live elsewhere). Throws when the database fails. */
+  claimMany(campaignIds: readonly string[]): Promise<HostingRight[]>;
   /** The beat: heartbeat + renewal of every live right, in one statement. */
   beat(): Promise<BeatReport>;
   /** Stops the timers, releases every right, removes the replica row. */
@@ -164,12 +166,25 @@ class PgCampaignOwnership implements CampaignOwnership {
         const row = now.rows[0];
         return refusal('campaign_hosted_elsewhere', `campaign ${id} is hosted by replica ${row?.holder ?? '(released meanwhile)'} (fence ${row?.fence ?? '?'})`);
       }
-      const held: Held = { campaignId: id, fence: Number(won.rows[0]!.fence), deadline: sentAt + this.renewDeadlineMs, confirms: 0, lostReason: null, released: false, listeners: new Set() };
-      this.held.set(id, held);
-      return this.right(held);
+      return this.hold(id, won.rows[0]!.fence, sentAt);
     } catch (error) {
       return refusal('ownership_unavailable', `campaign ${id} could not be claimed (${describeError(error)})`);
     }
+  }
+
+  async claimMany(campaignIds: readonly string[]): Promise<HostingRight[]> {
+    const ids = [...new Set(campaignIds)].filter((id) => isValidCampaignId(id) && !(this.held.get(id) && this.alive(this.held.get(id)!))).sort();
+    if (this.closed || ids.length === 0) return [];
+    const sentAt = this.clock();
+    const won = await this.options.db.pool.query<{ campaign_id: string; fence: string }>(CLAIM_MANY_SQL, [ids, this.replicaId, this.ttlMs]);
+    return won.rows.map((row) => this.hold(row.campaign_id, row.fence, sentAt));
+  }
+
+  /** A right just won: its local deadline counts from the claim's send. */
+  private hold(campaignId: string, fence: string, sentAt: number): HostingRight {
+    const held: Held = { campaignId, fence: Number(fence), deadline: sentAt + this.renewDeadlineMs, confirms: 0, lostReason: null, released: false, listeners: new Set() };
+    this.held.set(campaignId, held);
+    return this.right(held);
   }
 
   beat(): Promise<BeatReport> {

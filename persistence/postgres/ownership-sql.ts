@@ -14,6 +14,19 @@ ON CONFLICT (campaign_id) DO UPDATE
 RETURNING fence::text AS fence`;
 
 /**
+ * $1 campaign ids (sorted, so two replicas claiming overlapping batches lock rows in one order and
+ * never deadlock), $2 replica, $3 ttl: CLAIM_SQL for many campaigns in one round trip; the rows
+ * back are the campaigns won (a live row elsewhere, or one another claim just took, is skipped).
+ */
+export const CLAIM_MANY_SQL = `
+INSERT INTO campaign_owner AS o (campaign_id, holder, fence, expires_at)
+SELECT id, $2, 1, now() + $3::int * interval '1 millisecond' FROM unnest($1::text[]) AS id ORDER BY id
+ON CONFLICT (campaign_id) DO UPDATE
+  SET holder = EXCLUDED.holder, fence = o.fence + 1, expires_at = EXCLUDED.expires_at
+  WHERE o.holder IS NULL OR o.expires_at <= now()
+RETURNING campaign_id, fence::text AS fence`;
+
+/**
  * $1 replica, $2 ttl, $3 campaign ids, $4 their fences: the heartbeat and every renewal at once.
  * Rows that come back are renewed; a right missing from them is lost. The heartbeat is a
  * data-modifying CTE: PostgreSQL runs it once whether or not the UPDATE reads it.

@@ -153,10 +153,15 @@ export class ReplicaHosting {
       if (right.code === 'ownership_unavailable') this.deps.logger.warn({ campaignId, code: right.code, reason: right.message }, 'campaign not claimed');
       return right.code === 'invalid_campaign_id' || right.code === 'ownership_unavailable' ? right.code : 'campaign_hosted_elsewhere';
     }
-    const unsubscribe = right.onLost((reason) => this.loseCampaign(campaignId, reason));
-    this.rights.set(campaignId, { right, unsubscribe });
-    this.deps.changed?.('took');
+    this.watch(right);
     return true;
+  }
+
+  /** A right won: kept, and its loss watched from now on. */
+  private watch(right: HostingRight): void {
+    const id = right.scope.kind === 'campaign' ? right.scope.campaignId : '';
+    this.rights.set(id, { right, unsubscribe: right.onLost((reason) => this.loseCampaign(id, reason)) });
+    this.deps.changed?.('took');
   }
 
   /** Start: the relay listens, then this replica's share is claimed before the system loads it. */
@@ -216,13 +221,13 @@ export class ReplicaHosting {
     const mine = this.hosted().length;
     // Everyone at its share and orphans left (a dead replica still counted as live): take them anyway.
     const want = Math.max(share - mine, Math.ceil(placement.orphans.length / live));
-    const won: string[] = [];
-    // Shuffled, so replicas re-homing the same orphans at once mostly ask for different ones.
-    for (const id of shuffle(placement.orphans)) {
-      if (won.length >= want || this.closed) break;
-      if (this.rights.has(id)) continue;
-      if ((await this.claimFor(id)) === true) won.push(id);
-    }
+    const free = placement.orphans.filter((id) => !this.rights.has(id));
+    if (want <= 0 || free.length === 0) return [];
+    // From a random place in the list: replicas re-homing the same orphans at once mostly ask for
+    // different ones; one statement claims the whole batch (sorted inside, so never a deadlock).
+    const from = Math.floor(Math.random() * free.length);
+    const batch = [...free.slice(from), ...free.slice(0, from)].slice(0, want);
+    const won = (await this.ownership.claimMany(batch)).map((right) => (this.watch(right), right.scope.kind === 'campaign' ? right.scope.campaignId : ''));
     return won;
   }
 
@@ -289,12 +294,3 @@ export class ReplicaHosting {
 }
 
 const unavailable = (message: string): ApiResult<never> => ({ ok: false, error: apiError('owner_unavailable', message) });
-
-function shuffle<T>(items: readonly T[]): T[] {
-  const out = [...items];
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(Math.random() * (i + 1));
-    [out[i], out[j]] = [out[j]!, out[i]!];
-  }
-  return out;
-}

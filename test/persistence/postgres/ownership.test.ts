@@ -86,10 +86,11 @@ describe('claim and the fence', () => {
   it('a database that stops answering: renew is unanswered (not lost), then the right is lost at its deadline, before its row expires', async () => {
     const db = await pgf.db();
     const a = await pgf.replica(SHORT, db);
+    // The deadline counts from the claim's send: taken before the claim, not after its answer (slow on a loaded machine).
+    const claimedAt = Date.now();
     const right = await claimed(a, 'outage');
     let lostAt = 0;
     right.onLost(() => (lostAt = Date.now()));
-    const claimedAt = Date.now();
     // This replica's own connections go away (its pool ends); the database itself stays up.
     await db.pool.end();
     expect(await right.renew()).toMatchObject({ ok: false, code: 'renew_unanswered' });
@@ -177,5 +178,23 @@ describe('racing claims', () => {
     expect(takeovers.filter((r) => r.ok)).toHaveLength(1);
     expect((takeovers.find((r) => r.ok) as HostingRight).fence).toBe(2);
     expect(c.fenceFor('orphan')).toBeNull();
+  });
+
+  it('batch claims (claimMany): three replicas grabbing overlapping batches at once win disjoint sets covering every free campaign, live rows are skipped, no deadlock', async () => {
+    const [a, b, c] = await Promise.all([pgf.replica(SHORT), pgf.replica(SHORT), pgf.replica(SHORT)]);
+    const ids = Array.from({ length: 60 }, (_, i) => `many-${String(i).padStart(2, '0')}`);
+    const held = await claimed(c, 'many-00');
+    // Overlapping, in different orders: a deadlock would fail one statement (40P01) and throw here.
+    const [wa, wb, wc] = await Promise.all([a.claimMany(ids), b.claimMany([...ids].reverse()), c.claimMany(ids.slice(30))]);
+    const won = [wa!, wb!, wc!].map((rights) => rights.map((r) => (r.scope.kind === 'campaign' ? r.scope.campaignId : '')));
+    const all = won.flat();
+    expect(new Set(all).size).toBe(all.length);
+    expect(all.sort()).toEqual(ids.slice(1));
+    for (const right of [...wa!, ...wb!, ...wc!]) expect(right.fence).toBe(1);
+    expect(c.fenceFor('many-00')).toBe(held.fence);
+    expect(a.fenceFor(won[0]![0] ?? 'none') ?? 1).toBe(1);
+    // Claimed again after a release: a greater fence.
+    await wa![0]?.release();
+    if (wa![0]) expect((await b.claimMany([won[0]![0]!]))[0]?.fence).toBe(2);
   });
 });
