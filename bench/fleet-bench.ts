@@ -38,6 +38,18 @@ export interface FleetRemoteResult {
   fleet_vs_raw: number;
   per_task_vs_raw: number;
   goals_met: { fleet_requests: boolean; fleet_vs_raw: boolean; per_task_vs_raw: boolean };
+  /**
+   * Median process CPU (user + system) of each way, ms, and the ratios on CPU: steadier than wall
+   * time when the host's load exceeds its cores (the remote runs in a process of its own, so its
+   * CPU is in none of them).
+   */
+  fleet_cpu_ms: number;
+  per_task_cpu_ms: number;
+  raw_cpu_ms: number;
+  fleet_cpu_vs_raw: number;
+  per_task_cpu_vs_raw: number;
+  /** Median wall time of the listing alone (pages + catch-up, before the TICKs go out), ms. */
+  fleet_list_ms: number;
   unchanged_ticks: number;
   tick_errors: number;
   rounds_ms: { fleet: number[]; per_task: number[]; raw: number[] };
@@ -103,6 +115,8 @@ async function benchOneRemote(
     const raw = rawSweeper(target.rpcUrl, { 'content-type': 'application/json', accept: 'application/json', 'a2a-version': '1.0' }, target.taskIds, args.concurrency);
     const unchanged0 = (await supervisor.metrics.ticks.get()).values.find((v) => v.labels.result === 'unchanged')?.value ?? 0;
     const rounds = { fleet: [] as number[], per_task: [] as number[], raw: [] as number[] };
+    const cpu = { fleet: [] as number[], per_task: [] as number[], raw: [] as number[] };
+    const listMs: number[] = [];
     const requests: number[] = [];
     let fleetGets = 0;
     let tickErrors = 0;
@@ -133,7 +147,10 @@ async function benchOneRemote(
       for (let i = 0; i < names.length; i++) {
         const name = names[(i + r) % names.length]!;
         await settle();
-        rounds[name].push((await measure(ways[name])).wallMs);
+        const m = await measure(ways[name]);
+        rounds[name].push(m.wallMs);
+        cpu[name].push(m.cpuMs);
+        if (name === 'fleet' && fleet.last) listMs.push(fleet.last.listMs);
       }
       log(`${remote} round ${r + 1}/${args.rounds}: fleet ${Math.round(rounds.fleet[r]!)} ms, per-task ${Math.round(rounds.per_task[r]!)} ms, raw ${Math.round(rounds.raw[r]!)} ms`);
     }
@@ -157,6 +174,12 @@ async function benchOneRemote(
         fleet_vs_raw: fleetMs / rawMs <= FLEET_VS_RAW_GOAL,
         per_task_vs_raw: perTaskMs / rawMs <= PER_TASK_VS_RAW_GOAL,
       },
+      fleet_cpu_ms: round1(median(cpu.fleet)),
+      per_task_cpu_ms: round1(median(cpu.per_task)),
+      raw_cpu_ms: round1(median(cpu.raw)),
+      fleet_cpu_vs_raw: round3(median(cpu.fleet) / median(cpu.raw)),
+      per_task_cpu_vs_raw: round3(median(cpu.per_task) / median(cpu.raw)),
+      fleet_list_ms: round1(median(listMs)),
       unchanged_ticks: unchanged,
       tick_errors: tickErrors,
       rounds_ms: { fleet: rounds.fleet.map(round1), per_task: rounds.per_task.map(round1), raw: rounds.raw.map(round1) },

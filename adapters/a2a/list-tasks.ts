@@ -33,6 +33,11 @@ export interface TaskPage {
   nextPageToken: string;
   /** The remote's count of matching tasks, when it gave a usable one. */
   totalSize: number | null;
+  /**
+   * Entries on the page before the boundary (`tasks.length + refused`), known before any task is
+   * read: a caller can ask for the next page first and read this one while the remote answers.
+   */
+  size?: number;
 }
 
 const envelopeSchema = z.object({
@@ -68,12 +73,29 @@ export function readTaskPage(result: unknown, asked: number, secrets: readonly s
   if (tasks.length > asked) {
     return err(remoteError('remote_payload_invalid', `the remote answered a page of ${tasks.length} tasks where ${asked} were asked`, 'ambiguous'));
   }
-  const out: TaskSnapshot[] = [];
-  let refused = 0;
-  for (const raw of tasks) {
-    const task = normalizeTask(raw, secrets);
-    if (task.ok) out.push(task.value);
-    else refused++;
-  }
-  return ok({ tasks: out, refused, nextPageToken: nextPageToken ?? '', totalSize: totalSize ?? null });
+  // Every task passes the boundary on first look at `tasks` or `refused` (once): the envelope,
+  // the cursor and the page size are checked now, the tasks while the next page is on the wire.
+  let read: { tasks: TaskSnapshot[]; refused: number } | null = null;
+  const normalized = () => {
+    if (read) return read;
+    const out: TaskSnapshot[] = [];
+    let refused = 0;
+    for (const raw of tasks) {
+      const task = normalizeTask(raw, secrets);
+      if (task.ok) out.push(task.value);
+      else refused++;
+    }
+    return (read = { tasks: out, refused });
+  };
+  return ok({
+    get tasks() {
+      return normalized().tasks;
+    },
+    get refused() {
+      return normalized().refused;
+    },
+    size: tasks.length,
+    nextPageToken: nextPageToken ?? '',
+    totalSize: totalSize ?? null,
+  });
 }

@@ -7,12 +7,13 @@
  * @module
  */
 import { fromCallback } from 'xstate';
-import { INTERRUPTED_STATES, ok } from '../../adapters/a2a/index.js';
+import { INTERRUPTED_STATES, type TaskSnapshot } from '../../adapters/a2a/index.js';
 import type { ReadRequest, ReadStatusInput, ReadStatusOutput } from '../../machines/campaign.types.js';
 import { materialFingerprint } from '../reducer/fingerprint.js';
 import { leaseReadbackOf, readFailureBackoffMs, reduce, reduceReadFailure } from '../reducer/reducer.js';
 import { REMOTE_NOT_CONFIGURED, type EffectDeps } from './effect-deps.js';
 import { remoteOf } from '../authority/authority-ports.js';
+import type { ListedAnswer } from './fleet-read.js';
 
 /** Failure codes that mean the remote did not answer at all (a clear answer means it is up). */
 export const UNREACHABLE_CODES: ReadonlySet<string> = new Set(['remote_timeout', 'remote_unreachable', 'remote_http_status']);
@@ -48,10 +49,11 @@ export function createReadEffects(deps: EffectDeps) {
     // its answer is this read's, and the chart judges it exactly as a GetTask answer. Only a
     // beat's read takes it: an operator's OBSERVE asked for a fresh read.
     const listed = input.beat === true ? deps.fleet?.take(input.taskId, input.contextId) : undefined;
-    const requestedAt = listed ? listed.requestedAt : deps.now().toISOString();
+    if (listed) return answerSnapshot(input, listed.snapshot, listed.requestedAt, listed.answeredAt);
+    const requestedAt = deps.now().toISOString();
     // The answer must be about this task and (once known) its context, else it is a failed read.
-    const read = listed ? ok(listed.snapshot) : await remote.getTask(input.taskId, { contextId: input.contextId });
-    const answeredAt = listed ? listed.answeredAt : deps.now();
+    const read = await remote.getTask(input.taskId, { contextId: input.contextId });
+    const answeredAt = deps.now();
     const at = answeredAt.toISOString();
 
     if (!read.ok) {
@@ -72,14 +74,35 @@ export function createReadEffects(deps: EffectDeps) {
         failure: { consecutive, critical: failure.critical, backoffMs: failure.backoffMs, drafts: failure.publicEvents },
       };
     }
+    return answerSnapshot(input, read.value, requestedAt, answeredAt);
+  };
 
-    const snapshot = read.value;
+  /**
+   * What the chart hears of one answered read (GetTask's or the listing's: the same code). The
+   * common case, an unchanged fingerprint with no failure streak, is answered at once (no
+   * promise: the listed path hands it to the chart in the same call); only a material or
+   * recovering read reads the document's published keys and runs the reducer.
+   */
+  const answerSnapshot = (input: ReadStatusInput, snapshot: TaskSnapshot, requestedAt: string, answeredAt: Date): ReadStatusOutput | Promise<ReadStatusOutput> => {
+    const at = answeredAt.toISOString();
     const answered = { requestedAt, answeredAt: at, message: snapshot.latestAgentMessageExcerpt };
     const fingerprint = materialFingerprint(snapshot);
     const readback = leaseReadbackOf(snapshot, at);
-    const recovering = readFailures.consecutive > 0;
-    if (previous?.fingerprint === fingerprint && !recovering) return { ok: true, ...answered, fingerprint, readback, observation: null };
+    const recovering = input.readFailures.consecutive > 0;
+    if (input.previous?.fingerprint === fingerprint && !recovering) return { ok: true, ...answered, fingerprint, readback, observation: null };
+    return observe(input, snapshot, answered, fingerprint, readback, answeredAt);
+  };
 
+  const observe = async (
+    input: ReadStatusInput,
+    snapshot: TaskSnapshot,
+    answered: { requestedAt: string; answeredAt: string; message: string | null },
+    fingerprint: string,
+    readback: ReturnType<typeof leaseReadbackOf>,
+    answeredAt: Date,
+  ): Promise<ReadStatusOutput> => {
+    const { campaignId, previous } = input;
+    const at = answered.answeredAt;
     const reduced = reduce(previous, snapshot, { campaignId, controllerId, now: answeredAt, published: await deps.publishedKeys(campaignId) });
     // A recovering read that is otherwise noise still stamps when the remote last answered: the
     // next outage is named by it (`outageStartedAt`), so it must not reuse the previous outage's
@@ -110,12 +133,23 @@ export function createReadEffects(deps: EffectDeps) {
   let head = 0;
   const start = (input: ReadStatusInput, sendBack: (event: ReadAnswer) => void): void => {
     active++;
-    readOnce(input)
-      .then(
-        (output) => sendBack({ type: 'READ_DONE', output }),
-        () => sendBack({ type: 'READ_CRASHED' }),
-      )
-      .finally(next);
+    // The answer, then the slot to the next read: one promise hop per read (no `finally`).
+    readOnce(input).then(
+      (output) => {
+        try {
+          sendBack({ type: 'READ_DONE', output });
+        } finally {
+          next();
+        }
+      },
+      () => {
+        try {
+          sendBack({ type: 'READ_CRASHED' });
+        } finally {
+          next();
+        }
+      },
+    );
   };
   function next(): void {
     active--;
@@ -132,10 +166,29 @@ export function createReadEffects(deps: EffectDeps) {
     start(input, sendBack);
   }
 
+  const answerListed = (input: ReadStatusInput, listed: ListedAnswer, sendBack: (event: ReadAnswer) => void): void => {
+    let output: ReadStatusOutput | Promise<ReadStatusOutput>;
+    try {
+      output = answerSnapshot(input, listed.snapshot, listed.requestedAt, listed.answeredAt);
+    } catch {
+      return sendBack({ type: 'READ_CRASHED' });
+    }
+    if (output instanceof Promise) {
+      output.then(
+        (answer) => sendBack({ type: 'READ_DONE', output: answer }),
+        () => sendBack({ type: 'READ_CRASHED' }),
+      );
+    } else sendBack({ type: 'READ_DONE', output });
+  };
+
   // A reader stopped mid-read (pause, close, stop) drops its answer: `sendBack` after stop is
   // a no-op in XState, like the output of a stopped promise actor.
   const statusReader = fromCallback<ReadRequest>(({ receive, sendBack }) => {
     receive(({ input }) => {
+      // A beat's read the listing answered sends no request, so it takes no slot: an unchanged
+      // answer reaches the chart in this very call (no promise, no queue), like any READ_DONE.
+      const listed = input.beat === true && remoteOf(deps, input.campaignId) ? deps.fleet?.take(input.taskId, input.contextId) : undefined;
+      if (listed) return answerListed(input, listed, sendBack);
       if (active < slots) start(input, sendBack);
       else waiting.push(input, sendBack);
     });

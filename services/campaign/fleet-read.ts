@@ -210,18 +210,24 @@ export class FleetRead implements FleetAnswers {
     into: Map<string, ListedAnswer>,
   ): Promise<number | null | 'refused'> {
     const tokens = new Set<string>();
-    let token: string | undefined;
     let totalSize: number | null = null;
     // Never more pages than our fleet can fill, plus one, whatever `totalSize` says (the remote's
     // number; it also lists tasks we no longer follow): what is not listed by then is read with
     // GetTask. And never past the beat's budget.
     const limit = Math.ceil(fleet / LIST_PAGE_MAX) + 1;
     const deadline = performance.now() + (this.deps.budgetMs ?? LIST_BUDGET_MS);
-    for (let page = 0; ; page++) {
-      if (page > 0 && performance.now() > deadline) return totalSize;
+    const ask = (pageToken: string | undefined) => {
       const requestedAt = this.deps.now().toISOString();
       list.requests++;
-      const answer = await remote.listTasks!({ pageSize: LIST_PAGE_MAX, ...(token ? { pageToken: token } : {}), ...(after ? { statusTimestampAfter: after } : {}) });
+      const answer = remote.listTasks!({ pageSize: LIST_PAGE_MAX, ...(pageToken ? { pageToken } : {}), ...(after ? { statusTimestampAfter: after } : {}) });
+      const asked = answer.then((a) => ({ answer: a, requestedAt, answeredAt: this.deps.now() }));
+      // A page asked ahead and never awaited (this page's tasks threw) must not be an unhandled rejection.
+      asked.catch(() => undefined);
+      return asked;
+    };
+    let pending = ask(undefined);
+    for (let page = 0; ; page++) {
+      const { answer, requestedAt, answeredAt } = await pending;
       if (!answer.ok) {
         if (this.supported === undefined && page === 0 && after === undefined) return this.probeFailed(answer.error, list);
         if (answer.error.code === 'remote_payload_invalid') list.count('oversized_page');
@@ -232,19 +238,28 @@ export class FleetRead implements FleetAnswers {
         this.supported = true;
         this.deps.logger.info('the remote answers ListTasks: unchanged beats read the fleet in pages');
       }
-      const { tasks, refused, nextPageToken } = answer.value;
-      if (page === 0) totalSize = answer.value.totalSize;
-      if (refused > 0) list.count('malformed', refused);
-      list.take(tasks, into, requestedAt, this.deps.now());
-      if (nextPageToken === '' || tasks.length + refused === 0) return totalSize;
+      const value = answer.value;
+      const { nextPageToken } = value;
+      if (page === 0) totalSize = value.totalSize;
+      // Whether there is a next page is known from the envelope alone (its size and cursor, both
+      // checked): it is asked for now, and this page's tasks pass the boundary while the remote
+      // answers. The same requests in the same order as one page at a time.
+      const size = value.size ?? value.tasks.length + value.refused;
+      let more = nextPageToken !== '' && size > 0;
       // A token seen before is a loop (hostile, counted); the page limit is only where we stop.
-      if (tokens.has(nextPageToken)) {
+      if (more && tokens.has(nextPageToken)) {
         list.count('cursor_loop');
-        return totalSize;
+        more = false;
       }
-      if (page + 1 >= limit) return totalSize;
-      tokens.add(nextPageToken);
-      token = nextPageToken;
+      if (more && (page + 1 >= limit || performance.now() > deadline)) more = false;
+      if (more) {
+        tokens.add(nextPageToken);
+        pending = ask(nextPageToken);
+      }
+      const { tasks, refused } = value;
+      if (refused > 0) list.count('malformed', refused);
+      list.take(tasks, into, requestedAt, answeredAt);
+      if (!more) return totalSize;
     }
   }
 

@@ -23,8 +23,8 @@ export interface FleetSweep {
   readonly read: FleetRead;
   /** The heartbeat's hooks: list before the TICKs, drop leftovers after the report. */
   readonly heartbeat: Pick<HeartbeatOptions, 'prepare' | 'finished'>;
-  /** The last beat's listing (null before the first). */
-  readonly last: FleetSweepReport | null;
+  /** The last beat's listing (null before the first), with its wall time (ms, real time). */
+  readonly last: (FleetSweepReport & { listMs: number }) | null;
   /** False: beats read per task (the benchmark compares both paths on one fleet). */
   enabled: boolean;
 }
@@ -36,7 +36,7 @@ export function createFleetSweep(deps: FleetSweepDeps): FleetSweep {
     logger: deps.logger.child({ component: 'fleet-read' }),
     onRefused: (reason, n) => deps.metrics.fleetListRefusals.inc({ reason }, n),
   });
-  let last: FleetSweepReport | null = null;
+  let last: (FleetSweepReport & { listMs: number }) | null = null;
   function* targets(ids: readonly string[]): Generator<FleetTarget> {
     for (const id of ids) {
       const binding = deps.host(id)?.getSnapshot().context.binding;
@@ -57,7 +57,9 @@ export function createFleetSweep(deps: FleetSweepDeps): FleetSweep {
     heartbeat: {
       prepare: async (ids) => {
         try {
-          last = await read.prepare(targets(ids));
+          const started = performance.now();
+          const report = await read.prepare(targets(ids));
+          last = { ...report, listMs: performance.now() - started };
         } catch (error) {
           // A listing that throws reads nothing: this beat reads every task with GetTask.
           read.clear();

@@ -58,7 +58,7 @@ export interface Supervisor extends SupervisorApi {
   start(opts?: { heartbeat?: boolean; initialSweep?: boolean }): Promise<void>;
   stop(): Promise<void>;
   /** The beat's ListTasks listing (null when `fleetSweep` is false): its last report. */
-  readonly fleet: { readonly last: FleetSweepReport | null; enabled: boolean } | null;
+  readonly fleet: { readonly last: (FleetSweepReport & { listMs: number }) | null; enabled: boolean } | null;
   /** One heartbeat sweep over every due campaign, now. */
   sweep(): Promise<SweepReport>;
   /**

@@ -3,7 +3,8 @@
  * read; a material read reduces; a failure streak counts and raises the one CRITICAL at the
  * third; a recovering read that is noise still stamps observedAt.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createActor, sendTo, setup } from 'xstate';
 import type { ReadFailures, ReadStatusInput, ReadStatusOutput, RemoteView } from '../../machines/campaign.types.js';
 import { createCampaignEffects, REMOTE_NOT_CONFIGURED } from '../../services/campaign/effects.js';
 import { askReader } from '../fixtures/ask-reader.js';
@@ -172,6 +173,50 @@ describe('statusReader', () => {
     await askReader(listed.statusReader, input(taskId!, { previous }));
     await askReader(listed.statusReader, input(taskId!, { previous, beat: false }));
     expect([offered, w.requests('GetTask') - before]).toEqual([1, 2]);
+  });
+
+  it('an unchanged listed answer is heard in the same call as its READ (no slot, no promise); a material one still reads the keys', async () => {
+    const [taskId] = w.sim.createTasks(1, 'steady');
+    w.sim.advance(taskId);
+    w.sim.advance(taskId);
+    const previous = viewOf(await askReader(w.effects.statusReader, input(taskId!)));
+    const snapshot = await w.deps.remote!.getTask(taskId!, {});
+    if (!snapshot.ok) throw new Error('the task could not be read');
+    const requestedAt = new Date().toISOString();
+    const answeredAt = new Date();
+    const listed = createCampaignEffects({ ...w.deps, fleet: { take: () => ({ snapshot: snapshot.value, requestedAt, answeredAt }) } });
+    // A parent like the chart's: it records what it hears, when it hears it.
+    const heardBy = (read: ReadStatusInput) => {
+      const heard: { output?: ReadStatusOutput; crashed?: boolean } = {};
+      const parent = setup({
+        types: { events: {} as { type: 'READ_DONE'; output: ReadStatusOutput } | { type: 'READ_CRASHED' } },
+        actors: { reader: listed.statusReader },
+      }).createMachine({
+        invoke: { id: 'reader', src: 'reader' },
+        entry: sendTo('reader', { type: 'READ', input: read }),
+        on: {
+          READ_DONE: { actions: ({ event }) => (heard.output = event.output) },
+          READ_CRASHED: { actions: () => (heard.crashed = true) },
+        },
+      });
+      const actor = createActor(parent).start();
+      return { heard, actor };
+    };
+    const keysBefore = w.calls.publishedKeys;
+    const requestsBefore = w.requests();
+    const unchanged = heardBy(input(taskId!, { previous, beat: true }));
+    // Heard already, synchronously: the same answer a GetTask read of this snapshot gives.
+    expect(unchanged.heard.output).toMatchObject({ ok: true, fingerprint: previous.fingerprint, observation: null, requestedAt, answeredAt: answeredAt.toISOString() });
+    unchanged.actor.stop();
+    expect([w.calls.publishedKeys - keysBefore, w.requests() - requestsBefore]).toEqual([0, 0]);
+
+    // No previous view: material, so the reducer runs with the document's published keys (later).
+    const material = heardBy(input(taskId!, { previous: null, beat: true }));
+    expect(material.heard).toEqual({});
+    await vi.waitFor(() => expect(material.heard.output).toBeDefined());
+    expect(material.heard.output!.ok && material.heard.output!.observation !== null).toBe(true);
+    expect([w.calls.publishedKeys - keysBefore, w.requests() - requestsBefore]).toEqual([1, 0]);
+    material.actor.stop();
   });
 
   it('with no remote: fails closed with remote_not_configured, reads nothing, counts nothing', async () => {
