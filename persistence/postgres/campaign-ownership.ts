@@ -44,32 +44,29 @@ export interface CampaignOwnershipOptions {
    * tests that stop a replica's renewals). The deadline watch runs either way.
    */
   autoBeat?: boolean;
-  /** Monotonic milliseconds. */
-  clock?: () => number;
+  clock?: () => number; // monotonic milliseconds
   onError?: (message: string) => void;
 }
 
+/** Rights the statement confirmed and found lost; `answered` false: it failed (nothing changed; the deadlines decide). */
 export interface BeatReport {
-  /** Rights the statement confirmed. */
   renewed: number;
-  /** Rights found lost by it. */
   lost: number;
-  /** False when the statement failed (nothing changed; the deadlines decide). */
   answered: boolean;
 }
 
 export interface CampaignOwnership extends Ownership, WriteFence {
   readonly granularity: 'campaign';
   readonly replicaId: string;
-  /** The holder name the store checks writes against (= replicaId). */
-  readonly holder: string;
+  readonly holder: string; // the name the store checks writes against (= replicaId)
   readonly ttlMs: number;
-  /** Campaign ids this replica hosts now. */
-  hosted(): string[];
+  hosted(): string[]; // campaign ids this replica hosts now
   /** `claim` for many campaigns in one statement: the rights won (the others are live elsewhere). Throws when the database fails. */
   claimMany(campaignIds: readonly string[]): Promise<HostingRight[]>;
   /** The beat: heartbeat + renewal of every live right, in one statement. */
   beat(): Promise<BeatReport>;
+  /** Hears every beat statement's round trip (metrics: renew latency); returns an unsubscribe. */
+  onBeat(listener: (ms: number, answered: boolean) => void): () => void;
   /** Stops the timers, releases every right, removes the replica row. */
   close(): Promise<void>;
 }
@@ -106,6 +103,7 @@ class PgCampaignOwnership implements CampaignOwnership {
   private readonly held = new Map<string, Held>();
   private readonly clock: () => number;
   private beating: Promise<BeatReport> | null = null;
+  private readonly beatListeners = new Set<(ms: number, answered: boolean) => void>();
   private timers: NodeJS.Timeout[] = [];
   private closed = false;
 
@@ -208,8 +206,10 @@ class PgCampaignOwnership implements CampaignOwnership {
       rows = (await this.options.db.pool.query<{ campaign_id: string; fence: string }>(BEAT_SQL, [this.replicaId, this.ttlMs, ids, fences])).rows;
     } catch (error) {
       this.options.onError?.(`ownership renewal of replica ${this.replicaId} failed (${describeError(error)}); rights end at their deadlines unless a later beat answers`);
+      for (const listener of this.beatListeners) listener(this.clock() - sentAt, false);
       return { renewed: 0, lost: 0, answered: false };
     }
+    for (const listener of this.beatListeners) listener(this.clock() - sentAt, true);
     const confirmed = new Set(rows.map((r) => `${r.campaign_id}\u0000${r.fence}`));
     let renewed = 0;
     let lost = 0;
@@ -225,6 +225,10 @@ class PgCampaignOwnership implements CampaignOwnership {
       }
     }
     return { renewed, lost, answered: true };
+  }
+
+  onBeat(listener: (ms: number, answered: boolean) => void): () => void {
+    return this.beatListeners.add(listener), () => this.beatListeners.delete(listener);
   }
 
   async close(): Promise<void> {

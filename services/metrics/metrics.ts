@@ -20,6 +20,8 @@ export interface SupervisorMetrics {
   fleetListRefusals: Counter<'reason'>;
   /** Replicas on PostgreSQL: campaign rights this replica took, lost, or handed over. */
   ownershipChanges: Counter<'kind'>;
+  /** Replicas on PostgreSQL: the round trip of the one renewal statement per beat. */
+  ownershipRenewSeconds: Histogram<'outcome'>;
   /**
    * Where the campaigns gauge reads its samples at scrape time: one per (authority, attention)
    * combination that has campaigns now, so a combination that emptied disappears.
@@ -103,6 +105,13 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Supervis
       name: 'argus_supervisor_ownership_changes_total',
       help: 'Replicas on PostgreSQL: campaign rights this replica took (new, orphaned, handed over), lost (not renewed in time, taken over, fence_stale) or handed over (above its fair share).',
       labelNames: ['kind'],
+      registers: [registry],
+    }),
+    ownershipRenewSeconds: new Histogram({
+      name: 'argus_supervisor_ownership_renew_seconds',
+      help: 'Replicas on PostgreSQL: round trip of the beat statement that renews every campaign right of this replica (outcome answered or failed); near the renew deadline (TTL x 2/3), rights start to be lost.',
+      labelNames: ['outcome'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers: [registry],
     }),
     countCampaignsFrom(source) {

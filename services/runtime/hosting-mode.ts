@@ -76,8 +76,9 @@ export function stateRootMode(p: { root: string; ownership: Ownership; injected:
 }
 
 /** One right per campaign, shared PostgreSQL (issue 22). */
-export function replicaMode(p: Omit<ReplicaHostingDeps, 'logger'> & { logger: Logger; client: () => A2AClient | null }): HostingMode & { gate: ReplicaHosting } {
+export function replicaMode(p: Omit<ReplicaHostingDeps, 'logger'> & { logger: Logger; client: () => A2AClient | null; renewed?: (ms: number, answered: boolean) => void }): HostingMode & { gate: ReplicaHosting } {
   const remotes = new Map<string, A2AClient>();
+  p.backend.ownership.onBeat((ms, answered) => p.renewed?.(ms, answered));
   const gate = new ReplicaHosting({ ...p, left: (id) => (remotes.delete(id), p.left(id)) });
   return {
     kind: 'replica',

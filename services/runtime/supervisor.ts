@@ -95,7 +95,7 @@ class SupervisorRuntime implements Supervisor {
     this.decisions = supervisorDecisions({ config: this.config, metrics: this.metrics, logger: this.logger, injected: opts.decisions });
     this.link = new RemoteLink(this.config, this.logger, this.metrics, opts.remote);
     this.mode = opts.database
-      ? replicaMode({ backend: opts.database, logger: this.logger, system: () => this.system, client: () => this.link.client, adopted: (host) => this.adopted(host), left: (id) => this.views.left(id), runHere: (command) => this.requests.runRelayed(command), changed: (kind) => this.metrics.ownershipChanges.inc({ kind }) })
+      ? replicaMode({ backend: opts.database, logger: this.logger, system: () => this.system, client: () => this.link.client, adopted: (host) => this.adopted(host), left: (id) => this.views.left(id), runHere: (command) => this.requests.runRelayed(command), changed: (kind) => this.metrics.ownershipChanges.inc({ kind }), renewed: (ms, answered) => this.metrics.ownershipRenewSeconds.observe({ outcome: answered ? 'answered' : 'failed' }, ms / 1000) })
       : stateRootMode({ root: this.config.stateRoot, ownership: opts.ownership ?? stateRootOwnership({ root: this.config.stateRoot }), injected: opts.ownership !== undefined, logger: this.logger, onLost: (reason) => this.stopForLostRight(reason) });
     this.hosting = this.mode.gate;
     this.remote = this.link.client ? fencedRemote(this.link.client, this.hosting) : null;

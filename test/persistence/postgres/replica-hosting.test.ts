@@ -12,7 +12,7 @@ import { loadConfig } from '../../../services/config/config.js';
 import { createSupervisor, type Supervisor } from '../../../services/runtime/supervisor.js';
 import { startSimulator, type RunningSimulator } from '../../../simulator/index.js';
 import { captureLogs } from '../../fixtures/log-capture.js';
-import { attach, createScope, envFor, tempStateRoot, until, type Scope } from '../../fixtures/supervisor-harness.js';
+import { attach, createScope, envFor, metricValue, tempStateRoot, until, type Scope } from '../../fixtures/supervisor-harness.js';
 import { usePostgres } from './support/use-postgres.js';
 
 const pgf = usePostgres();
@@ -84,6 +84,10 @@ describe('replicas on one database', () => {
       expect(row.fence).toBeGreaterThan(fencesBefore.get(id)!);
     }
     await until(async () => (await a.supervisor.observe(bHeld[0]!)).ok, 'an observe of a re-homed campaign', 200, 25);
+    // The metrics say so: rights taken and handed over, renewals answered (one statement per beat).
+    expect(await metricValue(a.supervisor, 'argus_supervisor_ownership_changes_total', { kind: 'took' })).toBeGreaterThanOrEqual(12 + bHeld.length);
+    expect(await metricValue(a.supervisor, 'argus_supervisor_ownership_changes_total', { kind: 'handed_over' })).toBe(bHeld.length);
+    expect(await metricValue(a.supervisor, 'argus_supervisor_ownership_renew_seconds', { outcome: 'answered' })).toBeGreaterThan(0);
   });
 
   it('a replica cut off from the database loses each campaign at its deadline: the actor stops, nothing more is sent for it, the other takes it', async () => {
