@@ -7,7 +7,7 @@
  *
  * `serve` passes the backend to the supervisor, which then hosts its share of the campaigns as
  * one replica (services/runtime/replica-hosting.ts). `ARGUS_SUPERVISOR_OWNERSHIP_TTL_SECONDS`
- * sets the rights' TTL (default 30; renewals every third of it).
+ * sets the rights' TTL (default 30; renewals every fifth of it).
  * @module
  */
 import type { CampaignDocuments, StoreLogger, StoreWrite } from '../campaign-store.js';

@@ -1,23 +1,19 @@
 /**
  * Per-campaign `Ownership` on PostgreSQL (granularity `campaign`): one process, a *replica*,
- * holds the rights to host many campaigns, one ownership row each (`campaign_owner`), and keeps
- * a heartbeat row of its own (`replicas`).
+ * holds the rights to host many campaigns, one `campaign_owner` row each, and beats a `replicas` row.
  *
  * - Claim takes a free, released or expired row and sets `fence = fence + 1` (Temporal's
  *   `range_id`); rows are never deleted, so no fence is granted twice. Two claims at once: the
  *   unique key serialises them; the second re-checks the row the first wrote, gets nothing.
- * - Renewal is ONE statement per replica per beat, whatever the number of campaigns: the
- *   heartbeat upsert and an `UPDATE … FROM unnest($ids, $fences)` matching
- *   `(campaign_id, fence, holder)`. A right whose row does not come back is lost at once.
- *   Never the id alone: Oban's renewal matched only the name and kept a deposed leader leading.
- * - Expiry is on the database clock (`now()`), so no replica's clock decides it. The holder
- *   keeps a *local* monotonic deadline, `renewDeadlineMs` (< TTL) after it SENT the last
- *   statement that confirmed the right; the database set `now()+ttl` no earlier than that
- *   send, so the local deadline passes before the row can expire and be taken. Past it the
- *   right is lost (`onLost`, once), `fenceFor` answers null, and it is never renewed back.
- * - `verify` answers from that local state without a round trip: while the deadline has not
- *   passed nobody else can have taken the row. The write itself re-checks in the database
- *   (`campaign-documents.ts`, `FOR SHARE` of this row).
+ * - Renewal is ONE statement per replica per beat (heartbeat upsert + `UPDATE … FROM unnest`)
+ *   matching `(campaign_id, fence, holder)`: a right whose row does not come back is lost at
+ *   once. Never the id alone: Oban's renewal matched only the name and kept a deposed leader.
+ * - Expiry is on the database clock (`now()`). The holder keeps a *local* monotonic deadline,
+ *   `renewDeadlineMs` (< TTL) after it SENT the last statement that confirmed the right; the
+ *   database set `now()+ttl` no earlier than that send, so the local deadline passes before the
+ *   row can expire and be taken. Past it the right is lost (`onLost`, once) for good.
+ * - `verify` answers from that local state without a round trip; the write itself re-checks in
+ *   the database (`campaign-documents.ts`, `FOR SHARE` of this row).
  * @module
  */
 import { randomBytes } from 'node:crypto';
@@ -31,18 +27,13 @@ import { BEAT_SQL, CLAIM_MANY_SQL, CLAIM_SQL, RELEASE_SQL } from './ownership-sq
 
 export interface CampaignOwnershipOptions {
   db: Database;
-  /** Unique per process; default `<host>-<pid>-<random>`. */
-  replicaId?: string;
-  /** How long a claim or renewal keeps the row (database clock). Default 30 s. */
-  ttlMs?: number;
-  /** Beat period of the one renewal statement. Default TTL / 3. */
+  replicaId?: string; // unique per process; default `<host>-<pid>-<random>`
+  ttlMs?: number; // how long a claim or renewal keeps the row (database clock); default 30 s
+  /** Beat period of the one renewal statement. Default TTL / 5: one failed beat still leaves two before the deadline. */
   renewEveryMs?: number;
   /** Local deadline after the last confirming send; must be < TTL. Default TTL × 2/3. */
   renewDeadlineMs?: number;
-  /**
-   * False: no beat timer, the caller calls `beat()` (a host driving it from its own heartbeat;
-   * tests that stop a replica's renewals). The deadline watch runs either way.
-   */
+  /** False: no beat timer, the caller calls `beat()` (tests stopping renewals); the deadline watch runs either way. */
   autoBeat?: boolean;
   clock?: () => number; // monotonic milliseconds
   onError?: (message: string) => void;
@@ -85,7 +76,7 @@ interface Held {
 /** Registers the replica (its first beat) and starts the beat and the deadline watch. */
 export async function openCampaignOwnership(options: CampaignOwnershipOptions): Promise<CampaignOwnership> {
   const ttlMs = options.ttlMs ?? 30_000;
-  const renewEveryMs = options.renewEveryMs ?? Math.floor(ttlMs / 3);
+  const renewEveryMs = options.renewEveryMs ?? Math.floor(ttlMs / 5);
   const renewDeadlineMs = options.renewDeadlineMs ?? Math.floor((ttlMs * 2) / 3);
   if (!(renewEveryMs > 0 && renewEveryMs < renewDeadlineMs && renewDeadlineMs < ttlMs)) {
     throw new Error(`ownership timing must satisfy 0 < renewEvery (${renewEveryMs}) < renewDeadline (${renewDeadlineMs}) < ttl (${ttlMs})`);
@@ -254,7 +245,14 @@ class PgCampaignOwnership implements CampaignOwnership {
     if (h.released || h.lostReason !== null) return;
     h.lostReason = reason;
     if (this.held.get(h.campaignId) === h) this.held.delete(h.campaignId);
-    for (const listener of h.listeners) listener(reason);
+    // A listener that throws must not break the beat or the deadline watch (a timer's rejection would end the process).
+    for (const listener of h.listeners) {
+      try {
+        listener(reason);
+      } catch (error) {
+        this.options.onError?.(`a listener of the loss of campaign ${h.campaignId} failed (${describeError(error)})`);
+      }
+    }
   }
 
   private async release(h: Held): Promise<void> {

@@ -168,13 +168,13 @@ export class CampaignSystem {
   /**
    * Hosts one more campaign after boot (a replica took its right: a new, orphaned or handed-over
    * campaign). Waits for the writes restore made, like `load`. A document that fails closed is
-   * reported as at boot; a campaign already hosted here is left as it is.
+   * reported as at boot; one that could not be read (null, not reported) is the caller's to give back.
    */
   async adopt(id: string): Promise<CampaignHost | null> {
     if (this.hosted.has(id)) return this.hosted.get(id) ?? null;
     const result = await this.opts.store.load(id);
     if (!result.ok) {
-      if (result.code !== 'campaign_not_found' && result.code !== 'invalid_campaign_id') this.reportCorrupt(id, result.code, result.reason);
+      if (FAIL_CLOSED.has(result.code)) this.reportCorrupt(id, result.code, result.reason);
       return null;
     }
     this.corrupted.delete(id);
@@ -193,7 +193,9 @@ export class CampaignSystem {
     this.hosted.delete(id);
     this.corrupted.delete(id);
     if (host) await host.stop();
-    this.ledger.forget(id);
+    // Every write its actor queued has settled (refused, once the right is gone) before it is forgotten.
+    await this.ledger.whenWritten(id);
+    if (!this.hosted.has(id)) this.ledger.forget(id);
   }
 
   /** Creates the document (with its Idempotency-Key record, if any: ONE durable write), then hosts it. */

@@ -33,6 +33,8 @@ export interface HostingGate {
   refusal(campaignId?: string): Promise<ApiError | null>;
   /** Replicas: a command for a campaign another replica hosts, answered by it (null: serve it here). */
   forward?(command: RelayedCommand): Promise<ApiResult<unknown> | null>;
+  /** Stop, first step (replicas: no rebalance, no relayed command taken in). */
+  stopping?(): Promise<void>;
   /** A write was refused `fence_stale` (campaignId: which campaign's). */
   lose(reason: string, campaignId?: string): void;
   release(): Promise<void>;
@@ -87,7 +89,11 @@ export function replicaMode(p: Omit<ReplicaHostingDeps, 'logger'> & { logger: Lo
       const client = p.client();
       if (!client) return null;
       let remote = remotes.get(campaignId);
-      if (!remote) remotes.set(campaignId, (remote = fencedRemote(client, { valid: () => gate.validFor(campaignId) })));
+      if (remote) return remote;
+      // Bound to the right held now: an effect of an earlier tenure of this campaign never passes.
+      const fence = gate.fenceOf(campaignId);
+      remote = fencedRemote(client, { valid: () => gate.validFor(campaignId, fence) });
+      if (fence !== null) remotes.set(campaignId, remote);
       return remote;
     },
     claim: () => gate.begin(),

@@ -2,22 +2,15 @@
  * Hosting per campaign, for a replica sharing PostgreSQL with others (issue 22): the counterpart
  * of `Hosting` (one right for the whole state root). This replica holds one right per campaign
  * it hosts (persistence/postgres/campaign-ownership.ts), and:
- *
- * - takes its fair share at start and on every rebalance: campaigns with no live owner (new,
- *   released, or whose replica stopped renewing) up to ⌈campaigns / live replicas⌉, or all of
- *   them when every live replica is already at its share (an orphan is never left waiting);
- * - hands over what it holds above its share plus one, only actors that are quiescent (no effect
- *   in flight): the actor stops (its saves finish) BEFORE the row is released, so no campaign
- *   is ever hosted twice;
- * - loses one campaign at a time: a right not renewed by its deadline, taken over, or a write
- *   refused `fence_stale` stops THAT actor for good (no rewind, no write, no remote call) and
- *   removes it; the other campaigns go on;
- * - fences every remote call of a campaign by that campaign's right (`validFor`), so an effect
- *   still running after its campaign moved is refused locally (`not_owner`, nothing sent).
- *
- * A command for a campaign another replica hosts is relayed to that replica through PostgreSQL
- * (persistence/postgres/command-relay.ts: a command row + NOTIFY, at most once) and answered
- * with the owner's answer, or 503 `owner_unavailable` when no owner answers in time.
+ * - takes its fair share at start and on every rebalance: campaigns with no live owner up to
+ *   ⌈campaigns / live replicas⌉, or all of them when every live replica is at its share;
+ * - hands over quiescent actors above its share plus one: the actor stops (its saves finish)
+ *   BEFORE the row is released, so no campaign is ever hosted twice;
+ * - loses one campaign at a time (a right not renewed by its deadline, taken over, a write
+ *   refused `fence_stale`): THAT actor stops for good and leaves; it is not claimed again here
+ *   until it is gone; the other campaigns go on;
+ * - fences every remote call of a campaign by the very right its actor runs under (`validFor`).
+ * Commands for campaigns hosted elsewhere are relayed to their owner (replica-commands.ts).
  * @module
  */
 import type { Logger } from '../../adapters/logger.js';
@@ -25,11 +18,11 @@ import type { CampaignDocuments } from '../../persistence/campaign-store.js';
 import type { HostingRight } from '../../persistence/ownership.js';
 import type { CampaignOwnership } from '../../persistence/postgres/campaign-ownership.js';
 import type { Database } from '../../persistence/postgres/database.js';
-import { openCommandRelay, type CommandRelay } from '../../persistence/postgres/command-relay.js';
-import { ownerOf, readPlacement } from '../../persistence/postgres/placement.js';
+import { readPlacement } from '../../persistence/postgres/placement.js';
 import { describeError, failure } from '../../persistence/store-errors.js';
-import { apiError, type ApiError } from '../contract/api-errors.js';
+import type { ApiError } from '../contract/api-errors.js';
 import type { ApiResult } from '../api/supervisor-api.js';
+import { ReplicaCommands, unavailable, type RelayedCommand } from './replica-commands.js';
 import type { CampaignHost } from '../campaign/campaign-host.js';
 import type { CampaignSystem } from '../campaign/campaign-system.js';
 import { isQuiescent } from '../../machines/campaign.machine.js';
@@ -59,20 +52,17 @@ export interface ReplicaHostingDeps {
   relayTimeoutMs?: number;
 }
 
-/** A request for a campaign hosted elsewhere, as it travels to the owner (already parsed, no secret in it). */
-export interface RelayedCommand {
-  door: 'campaigns' | 'campaign_action';
-  campaignId: string;
-  body: unknown;
-  idempotencyKey?: string;
-}
+export type { RelayedCommand } from './replica-commands.js';
 
 export class ReplicaHosting {
   private readonly rights = new Map<string, { right: HostingRight; unsubscribe: () => void }>();
   private readonly ownership: CampaignOwnership;
   private timer: NodeJS.Timeout | null = null;
   private rebalancing: Promise<void> | null = null;
-  private relay: CommandRelay<RelayedCommand, ApiResult<unknown>> | null = null;
+  private commands: ReplicaCommands | null = null;
+  /** Campaigns whose actor is still stopping after a loss: not claimed again until it is gone. */
+  private readonly dropping = new Map<string, Promise<void>>();
+  private rebalances = 0;
   private closed = false;
 
   constructor(private readonly deps: ReplicaHostingDeps) {
@@ -102,10 +92,20 @@ export class ReplicaHosting {
     return Promise.resolve(!this.closed);
   }
 
-  /** One campaign's remote call: its right is still ours (a right past its deadline is lost now). */
-  validFor(campaignId: string): Promise<boolean> {
+  /** The fence of the right held for the campaign now (null: not held). */
+  fenceOf(campaignId: string): number | null {
+    return this.closed ? null : this.ownership.fenceFor(campaignId);
+  }
+
+  /**
+   * One campaign's remote call: its right is still ours — the very right (`fence`) the caller's
+   * actor was started under, when given, so an effect of an earlier tenure never passes.
+   */
+  validFor(campaignId: string, fence?: number | null): Promise<boolean> {
     if (this.closed) return Promise.resolve(false);
-    if (this.ownership.fenceFor(campaignId) !== null) return Promise.resolve(true);
+    const now = this.ownership.fenceFor(campaignId);
+    if (now !== null && (fence === undefined || fence === now)) return Promise.resolve(true);
+    if (now !== null) return Promise.resolve(false);
     if (this.rights.has(campaignId)) this.loseCampaign(campaignId, `the right to host campaign ${campaignId} is no longer held`);
     return Promise.resolve(false);
   }
@@ -121,23 +121,15 @@ export class ReplicaHosting {
   }
 
   /**
-   * A command for a campaign another replica hosts: its owner's answer, through the relay; null
-   * when the campaign is ours or has never been claimed by anyone (answered here: not found, or a create).
+   * A command for a campaign another replica hosts: its owner's answer, relayed; null when it is
+   * ours and up here, or nobody ever claimed it (answered here: not found, or a create).
    */
   async forward(command: RelayedCommand): Promise<ApiResult<unknown> | null> {
     const id = command.campaignId;
-    if (await this.validFor(id)) return null;
-    let owner: Awaited<ReturnType<typeof ownerOf>>;
-    try {
-      owner = await ownerOf(this.deps.backend.db, id);
-    } catch (error) {
-      return unavailable(`Who hosts campaign ${id} could not be read from the database (${describeError(error)}); try again with the same Idempotency-Key.`);
-    }
-    if (owner === null) return null;
-    if (!owner.live) return unavailable(`Campaign ${id} has no live owner right now (it is being re-homed); try again with the same Idempotency-Key.`);
-    if (!this.relay) return unavailable(`Campaign ${id} is hosted by replica ${owner.holder}, and this replica cannot relay to it now.`);
-    const sent = await this.relay.send(id, command, { timeoutMs: this.deps.relayTimeoutMs ?? 30_000 });
-    return sent.ok ? sent.answer : unavailable(`Campaign ${id}: ${sent.message}`);
+    // Ours, but its actor is not up (loading, adopting, handing over, stopping): say so, not "not found".
+    if (await this.validFor(id)) return this.deps.system()?.has(id) ? null : unavailable(`Campaign ${id} is being loaded or handed over on replica ${this.replicaId}; try again with the same Idempotency-Key.`);
+    if (!this.commands) return unavailable(`Campaign ${id}: this replica cannot relay commands now.`);
+    return this.commands.forward(command);
   }
 
   /** A write refused `fence_stale` (or a failed fence check): that campaign is lost here. */
@@ -167,14 +159,8 @@ export class ReplicaHosting {
   /** Start: the relay listens, then this replica's share is claimed before the system loads it. */
   async begin(): Promise<void> {
     const { db } = this.deps.backend;
-    this.relay = await openCommandRelay<RelayedCommand, ApiResult<unknown>>({
-      db,
-      replicaId: this.replicaId,
-      fenceFor: (id) => this.ownership.fenceFor(id),
-      // Addressed to us, and no longer ours by the time it runs: the sender hears so, nothing runs.
-      onCommand: async (id, command) => ((await this.validFor(id)) && command.campaignId === id ? this.deps.runHere(command) : unavailable(`Campaign ${id} moved off replica ${this.replicaId}; try again with the same Idempotency-Key.`)),
-      onError: (message) => this.deps.logger.warn({ code: 'relay_listener', reason: message }, 'command relay listener trouble'),
-    });
+    const hostedHere = async (id: string) => (await this.validFor(id)) && this.deps.system()?.host(id) !== undefined;
+    this.commands = await ReplicaCommands.open({ db, replicaId: this.replicaId, logger: this.deps.logger, fenceFor: (id) => this.fenceOf(id), hostedHere, runHere: this.deps.runHere, ...(this.deps.relayTimeoutMs ? { timeoutMs: this.deps.relayTimeoutMs } : {}) });
     await this.claimShare();
     // Renewed now, not a beat period later: the boot load that follows may be long.
     await this.ownership.beat();
@@ -200,13 +186,16 @@ export class ReplicaHosting {
   }
 
   private async rebalanceOnce(): Promise<void> {
+    if (++this.rebalances % 60 === 0) await this.commands?.prune();
     const taken = await this.claimShare();
     const system = this.deps.system();
     if (!system) return;
     for (const id of taken) {
       if (this.closed) return;
-      const host = await system.adopt(id);
+      const host = await system.adopt(id).catch(() => null);
       if (host) this.deps.adopted(host);
+      // Not readable now (and not failed closed): given back for a later rebalance, never held idle.
+      else if (!system.corrupt(id)) await this.handBack(id);
     }
     this.reconcile(system);
     if (taken.length === 0) await this.handOverExcess(system);
@@ -220,8 +209,9 @@ export class ReplicaHosting {
     const share = Math.ceil(placement.campaigns / live);
     const mine = this.hosted().length;
     // Everyone at its share and orphans left (a dead replica still counted as live): take them anyway.
-    const want = Math.max(share - mine, Math.ceil(placement.orphans.length / live));
-    const free = placement.orphans.filter((id) => !this.rights.has(id));
+    // (Not above the share: a replica that just handed campaigns over does not take them back.)
+    const want = mine <= share ? Math.max(share - mine, Math.ceil(placement.orphans.length / live)) : 0;
+    const free = placement.orphans.filter((id) => !this.rights.has(id) && !this.dropping.has(id));
     if (want <= 0 || free.length === 0) return [];
     // From a random place in the list: replicas re-homing the same orphans at once mostly ask for
     // different ones; one statement claims the whole batch (sorted inside, so never a deadlock).
@@ -266,13 +256,20 @@ export class ReplicaHosting {
     if (held) {
       this.rights.delete(campaignId);
       held.unsubscribe();
+      // Given back if the row is still ours after all (a no-op when someone else holds it: fence and holder must match).
+      void held.right.release().catch(() => undefined);
       this.deps.logger.error({ campaignId, code: 'hosting_lost', reason }, 'this replica lost the right to host a campaign: its actor is stopped and nothing more is sent or written for it');
       this.deps.changed?.('lost');
     } else if (this.ownership.fenceFor(campaignId) !== null) return;
     const system = this.deps.system();
-    if (!system?.has(campaignId)) return;
+    if (!system?.has(campaignId) || this.dropping.has(campaignId)) return;
     system.host(campaignId)?.stopForLostRight(failure('fence_stale', `this replica lost the right to host ${campaignId}: ${reason}`));
-    void system.drop(campaignId).then(() => this.deps.left(campaignId));
+    const gone = system
+      .drop(campaignId)
+      .then(() => this.deps.left(campaignId))
+      .catch((error: unknown) => this.deps.logger.error({ campaignId, code: 'drop_failed', reason: describeError(error) }, 'a lost campaign could not be dropped cleanly'))
+      .finally(() => this.dropping.delete(campaignId));
+    this.dropping.set(campaignId, gone);
   }
 
   /** Every actor here must hold its right: one that lost it while being loaded leaves now. */
@@ -280,17 +277,24 @@ export class ReplicaHosting {
     for (const id of system.list()) if (this.ownership.fenceFor(id) === null) this.loseCampaign(id, `the right to host campaign ${id} was lost while it loaded`);
   }
 
-  /** Stop: no more rebalancing; every right released, the replica row removed, the pool closed. */
+  /** Stop, first step: no more rebalancing, no relayed command taken in (the actors stop next). */
+  async stopping(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.rebalancing;
+    await this.commands?.close();
+    this.commands = null;
+  }
+
+  /** Stop, last step: every right released, the replica row removed, the pool closed. */
   async release(): Promise<void> {
     if (this.closed) return;
+    await this.stopping();
     this.closed = true;
-    if (this.timer) clearInterval(this.timer);
-    await this.rebalancing;
+    await Promise.all(this.dropping.values());
     for (const held of this.rights.values()) held.unsubscribe();
     this.rights.clear();
-    await this.relay?.close();
     await this.deps.backend.close();
   }
 }
 
-const unavailable = (message: string): ApiResult<never> => ({ ok: false, error: apiError('owner_unavailable', message) });

@@ -286,7 +286,7 @@ class SupervisorRuntime implements Supervisor {
   }
 
   async stop(): Promise<void> {
-    await this.heartbeat?.stop();
+    await Promise.all([this.heartbeat?.stop(), this.hosting.stopping?.()]);
     await this.system?.stop();
     await this.link.close();
     await this.decisions.close();
