@@ -88,19 +88,20 @@ export class ReplicaHosting {
     return !this.closed;
   }
 
-  get lost(): boolean {
-    return false;
-  }
+  readonly lost = false;
 
   /** Campaign ids hosted here now. */
   hosted(): string[] {
     return this.ownership.hosted();
   }
 
-  /** Fleet-wide calls (discovery, the beat's listing) need only a live replica. */
-  valid(): Promise<boolean> {
-    return Promise.resolve(!this.closed);
+  /** The relay (public-event notices ride on it); null before begin() and after release(). */
+  get events(): CommandRelay<RelayedCommand, ApiResult<unknown>> | null {
+    return this.closed ? null : this.relay;
   }
+
+  /** Fleet-wide calls (discovery, the beat's listing) need only a live replica. */
+  valid = (): Promise<boolean> => Promise.resolve(!this.closed);
 
   /** One campaign's remote call: its right is still ours (a right past its deadline is lost now). */
   validFor(campaignId: string): Promise<boolean> {
@@ -116,9 +117,7 @@ export class ReplicaHosting {
   }
 
   /** Calls for campaigns hosted elsewhere are relayed (`forward`) before this is asked: what is left is ours, or nobody's. */
-  async refusal(): Promise<ApiError | null> {
-    return null;
-  }
+  refusal = (): Promise<ApiError | null> => Promise.resolve(null);
 
   /**
    * A command for a campaign another replica hosts: its owner's answer, through the relay; null
