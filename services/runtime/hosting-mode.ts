@@ -24,6 +24,8 @@ import { StartupFailure } from './startup-failure.js';
 import { ReplicaReads, type ReplicaReadsDeps } from './replica-reads.js';
 import type { CampaignSummary } from '../api/read-model.js';
 import { describeError } from '../../persistence/store-errors.js';
+import type { ContextIndex } from '../authority/context-index.js';
+import { DatabaseContextIndex } from './replica-contexts.js';
 import { openSupervisorStore } from './supervisor-wiring.js';
 
 /** What the runtime asks of either kind of hosting. */
@@ -58,6 +60,8 @@ export interface HostingMode {
   elsewhere?(): Promise<CampaignSummary[]>;
   /** Replicas: a durable save appended these public events; the other replicas hear of it (NOTIFY). */
   published?(campaignId: string, events: readonly { seq: number }[]): void;
+  /** Replicas: one controller per remote context across replicas (absent: this process's memory). */
+  readonly contexts?: ContextIndex;
 }
 
 /** One right for the whole state root (the owner lock, or a host's injected ownership). */
@@ -95,6 +99,7 @@ export function replicaMode(p: Omit<ReplicaHostingDeps, 'logger'> & { logger: Lo
     kind: 'replica',
     gate,
     reads,
+    contexts: new DatabaseContextIndex(p.backend.db, p.logger),
     elsewhere: () => reads.elsewhere(),
     // Called once the save committed. A notice lost here is not retried: the others re-read at their next gap.
     published(id, events) {

@@ -17,7 +17,7 @@ import { fencedRemote } from '../authority/fenced-remote.js';
 import { CampaignActions } from '../api/campaign-actions.js';
 import type { CampaignsRouteDeps } from '../api/campaigns-route.js';
 import { capabilitiesOf } from '../api/campaign-facts.js';
-import { heldContext, MemoryContextIndex } from '../authority/context-index.js';
+import { heldContext, MemoryContextIndex, type ContextIndex } from '../authority/context-index.js';
 import { CampaignViews } from '../api/campaign-views.js';
 import { buildHealth } from './health.js';
 import { createMetrics, type SupervisorMetrics } from '../metrics/metrics.js';
@@ -70,7 +70,7 @@ class SupervisorRuntime implements Supervisor {
   private readonly decisions: DecisionRuntime;
   private readonly writesByCampaign = new Map<string, number>();
   /** Which campaign controls which remote context: the claim asks it, the views keep it current. */
-  private readonly contexts = new MemoryContextIndex();
+  private readonly contexts: ContextIndex;
   /** Time (the beat's TICK) and the process's environment, for every actor. */
   private readonly time: FleetTime;
   private heartbeat: Heartbeat | null = null;
@@ -99,6 +99,7 @@ class SupervisorRuntime implements Supervisor {
       ? replicaMode({ backend: opts.database, logger: this.logger, system: () => this.system, client: () => this.link.client, adopted: (host) => this.adopted(host), left: (id) => this.views.left(id), runHere: (command) => this.requests.runRelayed(command), changed: (kind) => this.metrics.ownershipChanges.inc({ kind }), reads: this.replicaReads() })
       : stateRootMode({ root: this.config.stateRoot, ownership: opts.ownership ?? stateRootOwnership({ root: this.config.stateRoot }), injected: opts.ownership !== undefined, logger: this.logger, onLost: (reason) => this.stopForLostRight(reason) });
     this.hosting = this.mode.gate;
+    this.contexts = this.mode.contexts ?? new MemoryContextIndex();
     this.remote = this.link.client ? fencedRemote(this.link.client, this.hosting) : null;
     this.fleet = opts.fleetSweep === false ? null : createFleetSweep({ remote: () => this.remote, host: (id) => this.system?.host(id), metrics: this.metrics, logger: this.logger, now: this.now });
     this.time = new FleetTime({
