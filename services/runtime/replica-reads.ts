@@ -21,7 +21,7 @@
 import type { Logger } from '../../adapters/logger.js';
 import type { MachineVersionCheck } from '../../persistence/document-db.js';
 import type { Database } from '../../persistence/postgres/database.js';
-import { documentOf, documentsElsewhere } from '../../persistence/postgres/campaign-reads.js';
+import { documentOf, documentsById, documentsElsewhere, versionsElsewhere } from '../../persistence/postgres/campaign-reads.js';
 import type { EventsNotice } from '../../persistence/postgres/relay-events.js';
 import { describeError } from '../../persistence/store-errors.js';
 import { corruptSummary, eventViews } from '../api/campaign-projection.js';
@@ -53,6 +53,9 @@ export interface EventsSource {
 
 export class ReplicaReads {
   private readonly seen = new Set<string>();
+  /** `list`'s views of the campaigns hosted elsewhere, by document row version. */
+  private readonly views = new Map<string, { version: string; summary: CampaignSummary }>();
+  private viewsEnvironment = '';
   private readonly pending = new Map<string, { from: number; to: number }>();
   private readonly reading = new Set<string>();
   private unsubscribe: (() => void) | null = null;
@@ -84,10 +87,30 @@ export class ReplicaReads {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
 
-  /** The views of every campaign another replica hosts (or none does now), in id order. */
+  /**
+   * The views of every campaign another replica hosts (or none does now), in id order. Only the
+   * documents written since the last `list` are read and projected again (by row version); the
+   * others' views are kept, and judged at read time as every view is (a lease's expiry).
+   */
   async elsewhere(): Promise<CampaignSummary[]> {
-    const rows = await documentsElsewhere(this.deps.db, this.deps.hosted(), this.deps.machineVersionKnown);
-    return rows.map((row) => (row.read.ok ? storedSummary(row.read.doc, row.owner, this.deps.summaries) : null) ?? { ...corruptSummary(row.campaignId), hosted_by: row.owner });
+    const versions = await versionsElsewhere(this.deps.db, this.deps.hosted());
+    // A view is projected with this process's environment (what the rules allow): a new one (discovery answered) re-projects all.
+    const environment = JSON.stringify(this.deps.summaries.environment());
+    if (environment !== this.viewsEnvironment) this.views.clear();
+    this.viewsEnvironment = environment;
+    const stale = versions.filter((v) => this.views.get(v.campaignId)?.version !== v.version).map((v) => v.campaignId);
+    for (const row of stale.length > 0 ? await documentsById(this.deps.db, stale, this.deps.machineVersionKnown) : []) {
+      const summary = (row.read.ok ? storedSummary(row.read.doc, null, this.deps.summaries) : null) ?? corruptSummary(row.campaignId);
+      this.views.set(row.campaignId, { version: row.version, summary });
+    }
+    const listed = new Set(versions.map((v) => v.campaignId));
+    for (const id of this.views.keys()) if (!listed.has(id)) this.views.delete(id);
+    const out: CampaignSummary[] = [];
+    for (const v of versions) {
+      const kept = this.views.get(v.campaignId);
+      if (kept) out.push(Object.assign(kept.summary, { hosted_by: v.owner }));
+    }
+    return out;
   }
 
   detach(): void {

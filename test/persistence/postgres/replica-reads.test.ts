@@ -62,6 +62,11 @@ describe('any replica answers any campaign: events and reads', () => {
     expect(a.hosted()).toEqual([]);
     await until(() => ids(early).every((id) => ids(feedOf(a, 'b0')).includes(id)), 'B\'s earlier events in A\'s feed (catch-up)', 200, 25);
 
+    // A first list (its views of B's campaigns are kept by document version; the change below must show).
+    const firstList = await a.supervisor.campaigns({ action: 'list' });
+    expect(firstList.ok && (firstList.value as { campaigns: CampaignSummary[] }).campaigns.length).toBe(2);
+    const b0Before = JSON.stringify((firstList as { ok: true; value: { campaigns: CampaignSummary[] } }).value.campaigns.find((c) => c.campaign_id === 'b0'));
+
     // A's HTTP event stream, then new events on B: they come through the NOTIFY, not a catch-up.
     const app = scope.defer(createHttpServer({ supervisor: a.supervisor, apiKey: KEY, logger: captureLogs().logger }), (x) => x.close());
     const base = await listen(app, { kind: 'tcp', host: '127.0.0.1', port: 0 });
@@ -93,6 +98,7 @@ describe('any replica answers any campaign: events and reads', () => {
     expect(aListed.hosted_by).toBe(b.backend.ownership.replicaId);
     const durable = (c: CampaignSummary) => ({ ...c, hosted_by: undefined, remote: { ...c.remote, last_read_at: null, status_message: null }, last_error: null });
     expect(durable(aListed)).toEqual(durable(JSON.parse(JSON.stringify(bView.value.campaign)) as CampaignSummary));
+    expect(JSON.stringify(aListed), 'b0 changed on B since the first list').not.toBe(b0Before);
     // B's own list is unchanged in shape: its campaigns, no hosted_by.
     const bList = await b.supervisor.campaigns({ action: 'list' });
     expect(bList.ok && (bList.value as { campaigns: CampaignSummary[] }).campaigns.map((c) => [c.campaign_id, c.hosted_by])).toEqual([['b0', undefined], ['b1', undefined]]);
