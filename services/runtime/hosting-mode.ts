@@ -92,14 +92,16 @@ export function stateRootMode(p: { root: string; ownership: Ownership; injected:
  */
 export function replicaMode(p: Omit<ReplicaHostingDeps, 'logger'> & { logger: Logger; client: () => A2AClient | null; reads: Pick<ReplicaReadsDeps, 'readModel' | 'summaries'> }): HostingMode & { gate: ReplicaHosting; reads: ReplicaReads } {
   const remotes = new Map<string, A2AClient>();
-  const gate = new ReplicaHosting({ ...p, left: (id) => (remotes.delete(id), p.left(id)) });
+  const contexts = new DatabaseContextIndex(p.backend.db, p.logger);
+  // A campaign that leaves is settled afresh by whichever replica hosts it next (and here, if it comes back).
+  const gate = new ReplicaHosting({ ...p, left: (id) => (remotes.delete(id), contexts.forget(id), p.left(id)) });
   // `open`: once the gate is released (relay and pool closed), nothing more is read.
   const reads = new ReplicaReads({ ...p.reads, db: p.backend.db, hosted: () => gate.hosted(), open: () => gate.events !== null, machineVersionKnown: isKnownMachineVersion, logger: p.logger });
   return {
     kind: 'replica',
     gate,
     reads,
-    contexts: new DatabaseContextIndex(p.backend.db, p.logger),
+    contexts,
     elsewhere: () => reads.elsewhere(),
     // Called once the save committed. A notice lost here is not retried: the others re-read at their next gap.
     published(id, events) {

@@ -44,6 +44,14 @@ export class DatabaseContextIndex implements ContextIndex {
     void next.finally(() => this.chains.get(campaignId) === next && this.chains.delete(campaignId));
   }
 
+  /**
+   * The campaign left this replica: what was written for it here is no longer known to be in the
+   * database (its next host may have changed it), so its next settle here is written, not skipped.
+   */
+  forget(campaignId: string): void {
+    this.written.delete(campaignId);
+  }
+
   /** Every write queued so far has ended (tests, stop). */
   async settled(): Promise<void> {
     while (this.chains.size > 0) await Promise.allSettled([...this.chains.values()]);

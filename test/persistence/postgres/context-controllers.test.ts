@@ -61,6 +61,20 @@ describe('context controllers across replicas', () => {
     await b.settled();
     expect((await rows()).find((r) => r.context_id === 'ctx-1')?.campaign_id).toBe('c2');
 
+    // A campaign that left and came back: its settle is written again, even with the value this
+    // replica wrote before (another replica may have changed the row meanwhile).
+    b.settle('c2', 'ctx-1');
+    await b.settled();
+    const other = await (await pgf.client()).query("DELETE FROM context_controllers WHERE campaign_id = 'c2'");
+    expect(other.rowCount).toBe(1);
+    b.settle('c2', 'ctx-1');
+    await b.settled();
+    expect((await rows()).find((r) => r.context_id === 'ctx-1')).toBeUndefined();
+    b.forget('c2');
+    b.settle('c2', 'ctx-1');
+    await b.settled();
+    expect((await rows()).find((r) => r.context_id === 'ctx-1')?.campaign_id).toBe('c2');
+
     // The database unreachable: the hold rejects (the claim answers io_failed, nothing sent).
     const cutDb = await pgf.db();
     const cut = new DatabaseContextIndex(cutDb, captureLogs().logger);
