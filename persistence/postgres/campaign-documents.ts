@@ -193,7 +193,7 @@ class PgCampaignDocuments implements CampaignDocuments {
 }
 
 /** The same checks as the file store's reader (document-db.ts): schema, document and machine versions. */
-function classifyDocument(raw: unknown, id: string, machineVersionKnown: MachineVersionCheck | undefined): DocumentRead {
+export function classifyDocument(raw: unknown, id: string, machineVersionKnown: MachineVersionCheck | undefined): DocumentRead {
   const parsed = parseCampaignDocument(raw, id);
   const version = parsed.ok ? parsed.doc.machine?.version : undefined;
   if (version !== undefined && machineVersionKnown && !machineVersionKnown(version)) {

@@ -91,6 +91,11 @@ export class CampaignActions {
    * remote at all: memoized per snapshot and those two, so no answer outlives a lease expiry.
    */
   allowedActions(host: CampaignHost, snapshot: CampaignSnapshot = host.getSnapshot()): string[] {
+    return this.allowedFor(snapshot);
+  }
+
+  /** The same, for a snapshot with no actor here (a replica's view of a campaign another one hosts). */
+  allowedFor(snapshot: CampaignSnapshot): string[] {
     if (snapshot.status !== 'active') return [];
     const lease = snapshot.context.lease;
     const key = `${this.deps.noRemote() === null}|${lease !== null && leaseUnexpiredAt(lease, this.deps.now().toISOString())}`;

@@ -33,6 +33,8 @@ export interface CampaignsRouteDeps {
   /** Counts the verifying read for /health (reachability). */
   readAnswered(ok: boolean, code: string | null): void;
   unusable(campaignId: string, failure: StoreFailure<string>): never;
+  /** Replicas: the views of the campaigns other replicas host, read from the shared store. */
+  elsewhere?: (() => Promise<CampaignSummary[]>) | undefined;
 }
 
 const ok = <T>(value: T): ApiResult<T> => ({ ok: true, value });
@@ -53,7 +55,7 @@ export function initialMachine(input: { campaignId: string; controllerId: string
  */
 export async function campaignsRoute(deps: CampaignsRouteDeps, req: CampaignsBody, keep?: KeepAnswer): Promise<ApiResult<unknown>> {
   const model = deps.readModel.getSnapshot().context;
-  if (req.action === 'list') return ok({ campaigns: [...model.campaigns.values()] });
+  if (req.action === 'list') return list(deps, model.campaigns);
   if (req.action === 'get') {
     const summary = model.campaigns.get(req.campaign_id);
     if (!summary) return fail('campaign_not_found', `No campaign is named ${req.campaign_id}.`);
@@ -63,6 +65,21 @@ export async function campaignsRoute(deps: CampaignsRouteDeps, req: CampaignsBod
   }
   if (req.action === 'history') return history(deps, req.campaign_id, model.campaigns.get(req.campaign_id));
   return create(deps, req, keep);
+}
+
+/** Hosted here (the read model), then, on a replica, every other campaign of the installation. */
+async function list(deps: CampaignsRouteDeps, hosted: ReadonlyMap<string, CampaignSummary>): Promise<ApiResult<unknown>> {
+  const here = [...hosted.values()];
+  if (!deps.elsewhere) return ok({ campaigns: here });
+  let others: CampaignSummary[];
+  try {
+    others = await deps.elsewhere();
+  } catch {
+    // Never a partial list: a client would take the missing campaigns for gone.
+    return fail('owner_unavailable', 'The campaigns other replicas host could not be read from the database; try again.');
+  }
+  // A campaign adopted while the read ran shows once, as hosted here.
+  return ok({ campaigns: [...here, ...others.filter((c) => !hosted.has(c.campaign_id))] });
 }
 
 async function history(deps: CampaignsRouteDeps, campaignId: string, summary: CampaignSummary | undefined): Promise<ApiResult<unknown>> {

@@ -64,6 +64,11 @@ export interface CampaignSummary {
   last_error: LastErrorView | null;
   /** The operator actions the campaign's actor can take now; every other action is refused (409). */
   allowed_actions: string[];
+  /**
+   * Replicas only: set on the view of a campaign ANOTHER replica hosts (read from its document in
+   * the shared store): that replica's id, or null while it is being re-homed. Absent when hosted here.
+   */
+  hosted_by?: string | null;
 }
 
 export interface PublicEventView {

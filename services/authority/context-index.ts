@@ -16,9 +16,10 @@ type CampaignSnapshot = SnapshotFrom<CampaignMachine>;
 export interface ContextIndex {
   /**
    * Takes `contextId` for `campaignId` unless another campaign holds it.
-   * @returns the campaign that holds it, or null when `campaignId` holds it now.
+   * @returns the campaign that holds it, or null when `campaignId` holds it now (a promise when
+   *   the index is shared: replicas, services/runtime/replica-contexts.ts; it rejects when it cannot tell).
    */
-  hold(contextId: string, campaignId: string): string | null;
+  hold(contextId: string, campaignId: string): string | null | Promise<string | null>;
   /** Where `campaignId` stands now: holding `contextId`, or nothing (null). */
   settle(campaignId: string, contextId: string | null): void;
 }

@@ -36,6 +36,15 @@ export function createLeaseEffects(deps: AuthorityPorts) {
     });
     const remote = remoteOf(deps, input.campaignId);
     if (!remote) return refused(input.binding.contextId, REMOTE_NOT_CONFIGURED);
+    // `lease_held` when another campaign controls it; `io_failed` (fail closed, nothing sent) when
+    // the index could not answer (replicas: the shared database).
+    const heldElsewhere = async (context: string): Promise<string | null> => {
+      try {
+        return (await deps.contexts?.hold(context, input.campaignId)) ? 'lease_held' : null;
+      } catch {
+        return 'io_failed';
+      }
+    };
 
     // An attached task's context is the one to lease: learn it before claiming, never guess.
     let contextId = input.binding.contextId;
@@ -45,7 +54,8 @@ export function createLeaseEffects(deps: AuthorityPorts) {
       contextId = read.value.contextId;
     }
     // One controller per context among the campaigns: asked before anything is sent.
-    if (contextId && deps.contexts?.hold(contextId, input.campaignId)) return refused(contextId, 'lease_held');
+    const taken = contextId ? await heldElsewhere(contextId) : null;
+    if (taken) return refused(contextId, taken);
     const claimed = await remote.control.leaseClaim({
       ...(contextId ? { contextId } : {}),
       controllerId,
@@ -55,7 +65,8 @@ export function createLeaseEffects(deps: AuthorityPorts) {
     if (!claimed.ok) return refused(contextId, claimed.error.code);
     const granted = claimed.value.lease;
     // The remote chose the context: one another campaign holds is not ours to control.
-    if (granted && granted.contextId !== contextId && deps.contexts?.hold(granted.contextId, input.campaignId)) return refused(granted.contextId, 'lease_held');
+    const grantedTaken = granted && granted.contextId !== contextId ? await heldElsewhere(granted.contextId) : null;
+    if (grantedTaken) return refused(granted!.contextId, grantedTaken);
     // The claim's own answer is not enough: the lease is read back before it counts.
     const readback = granted ? await remote.control.leaseGet({ contextId: granted.contextId }) : null;
     const at = deps.now();

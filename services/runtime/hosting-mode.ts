@@ -21,6 +21,11 @@ import { Hosting } from './hosting.js';
 import { ReplicaHosting, type RelayedCommand, type ReplicaHostingDeps } from './replica-hosting.js';
 import type { ApiResult } from '../api/supervisor-api.js';
 import { StartupFailure } from './startup-failure.js';
+import { ReplicaReads, type ReplicaReadsDeps } from './replica-reads.js';
+import type { CampaignSummary } from '../api/read-model.js';
+import { describeError } from '../../persistence/store-errors.js';
+import type { ContextIndex } from '../authority/context-index.js';
+import { DatabaseContextIndex } from './replica-contexts.js';
 import { openSupervisorStore } from './supervisor-wiring.js';
 
 /** What the runtime asks of either kind of hosting. */
@@ -53,6 +58,12 @@ export interface HostingMode {
   loaded(): void;
   /** For /health. */
   describe(): { kind: 'state-root' } | { kind: 'replica'; replicaId: string; hosted: number };
+  /** Replicas: the views of the campaigns other replicas host, from the shared store (for `list`). */
+  elsewhere?(): Promise<CampaignSummary[]>;
+  /** Replicas: a durable save appended these public events; the other replicas hear of it (NOTIFY). */
+  published?(campaignId: string, events: readonly { seq: number }[]): void;
+  /** Replicas: one controller per remote context across replicas (absent: this process's memory). */
+  readonly contexts?: ContextIndex;
 }
 
 /** One right for the whole state root (the owner lock, or a host's injected ownership). */
@@ -77,14 +88,28 @@ export function stateRootMode(p: { root: string; ownership: Ownership; injected:
   };
 }
 
-/** One right per campaign, shared PostgreSQL (issue 22). */
-export function replicaMode(p: Omit<ReplicaHostingDeps, 'logger'> & { logger: Logger; client: () => A2AClient | null; renewed?: (ms: number, answered: boolean) => void }): HostingMode & { gate: ReplicaHosting } {
+/**
+ * One right per campaign, shared PostgreSQL (issue 22). `reads`: what this replica shows of the
+ * campaigns the others host (their public events in its feed, their views in `list`).
+ */
+export function replicaMode(p: Omit<ReplicaHostingDeps, 'logger'> & { logger: Logger; client: () => A2AClient | null; reads: Pick<ReplicaReadsDeps, 'readModel' | 'summaries'>; renewed?: (ms: number, answered: boolean) => void }): HostingMode & { gate: ReplicaHosting; reads: ReplicaReads } {
   const remotes = new Map<string, A2AClient>();
   p.backend.ownership.onBeat((ms, answered) => p.renewed?.(ms, answered));
-  const gate = new ReplicaHosting({ ...p, left: (id) => (remotes.delete(id), p.left(id)) });
+  const contexts = new DatabaseContextIndex(p.backend.db, p.logger);
+  // A campaign that leaves is settled afresh by whichever replica hosts it next (and here, if it comes back).
+  const gate = new ReplicaHosting({ ...p, left: (id) => (remotes.delete(id), contexts.forget(id), p.left(id)) });
+  // `open`: once the gate is released (relay and pool closed), nothing more is read.
+  const reads = new ReplicaReads({ ...p.reads, db: p.backend.db, hosted: () => gate.hosted(), open: () => gate.events !== null, machineVersionKnown: isKnownMachineVersion, logger: p.logger });
   return {
     kind: 'replica',
     gate,
+    reads,
+    contexts,
+    elsewhere: () => reads.elsewhere(),
+    // Called once the save committed. A notice lost here is not retried: the others re-read at their next gap.
+    published(id, events) {
+      gate.events?.publish(id, events).catch((error: unknown) => p.logger.warn({ campaignId: id, code: 'events_notice_failed', reason: describeError(error) }, 'public events saved but not announced to the other replicas'));
+    },
     remoteFor(campaignId) {
       const client = p.client();
       if (!client) return null;
@@ -102,7 +127,10 @@ export function replicaMode(p: Omit<ReplicaHostingDeps, 'logger'> & { logger: Lo
       const documents = postgresCampaignDocuments({ db, fence: ownership, logger: p.logger, onWrite, machineVersionKnown: isKnownMachineVersion });
       return gate.documents(documents);
     },
-    loaded: () => gate.startRebalancing(),
+    loaded: () => {
+      gate.startRebalancing();
+      if (gate.events) reads.attach(gate.events);
+    },
     describe: () => ({ kind: 'replica', replicaId: gate.replicaId, hosted: gate.hosted().length }),
   };
 }

@@ -40,7 +40,8 @@ export interface ReplicaCommandsDeps {
 export class ReplicaCommands {
   private constructor(
     private readonly deps: ReplicaCommandsDeps,
-    private readonly relay: CommandRelay<RelayedCommand, ApiResult<unknown>>,
+    /** The relay itself: public-event notices ride on it too (replica-reads.ts). */
+    readonly relay: CommandRelay<RelayedCommand, ApiResult<unknown>>,
   ) {}
 
   static async open(deps: ReplicaCommandsDeps): Promise<ReplicaCommands> {

@@ -18,6 +18,7 @@ import type { CampaignDocuments } from '../../persistence/campaign-store.js';
 import type { HostingRight } from '../../persistence/ownership.js';
 import type { CampaignOwnership } from '../../persistence/postgres/campaign-ownership.js';
 import type { Database } from '../../persistence/postgres/database.js';
+import type { CommandRelay } from '../../persistence/postgres/command-relay.js';
 import { readPlacement } from '../../persistence/postgres/placement.js';
 import { describeError, failure } from '../../persistence/store-errors.js';
 import type { ApiError } from '../contract/api-errors.js';
@@ -78,19 +79,20 @@ export class ReplicaHosting {
     return !this.closed;
   }
 
-  get lost(): boolean {
-    return false;
-  }
+  readonly lost = false;
 
   /** Campaign ids hosted here now. */
   hosted(): string[] {
     return this.ownership.hosted();
   }
 
-  /** Fleet-wide calls (discovery, the beat's listing) need only a live replica. */
-  valid(): Promise<boolean> {
-    return Promise.resolve(!this.closed);
+  /** The relay (public-event notices ride on it); null before begin() and after release(). */
+  get events(): CommandRelay<RelayedCommand, ApiResult<unknown>> | null {
+    return this.closed ? null : (this.commands?.relay ?? null);
   }
+
+  /** Fleet-wide calls (discovery, the beat's listing) need only a live replica. */
+  valid = (): Promise<boolean> => Promise.resolve(!this.closed);
 
   /** The fence of the right held for the campaign now (null: not held). */
   fenceOf(campaignId: string): number | null {
@@ -116,9 +118,7 @@ export class ReplicaHosting {
   }
 
   /** Calls for campaigns hosted elsewhere are relayed (`forward`) before this is asked: what is left is ours, or nobody's. */
-  async refusal(): Promise<ApiError | null> {
-    return null;
-  }
+  refusal = (): Promise<ApiError | null> => Promise.resolve(null);
 
   /**
    * A command for a campaign another replica hosts: its owner's answer, relayed; null when it is

@@ -17,7 +17,7 @@ import { fencedRemote } from '../authority/fenced-remote.js';
 import { CampaignActions } from '../api/campaign-actions.js';
 import type { CampaignsRouteDeps } from '../api/campaigns-route.js';
 import { capabilitiesOf } from '../api/campaign-facts.js';
-import { heldContext, MemoryContextIndex } from '../authority/context-index.js';
+import { heldContext, MemoryContextIndex, type ContextIndex } from '../authority/context-index.js';
 import { CampaignViews } from '../api/campaign-views.js';
 import { buildHealth } from './health.js';
 import { createMetrics, type SupervisorMetrics } from '../metrics/metrics.js';
@@ -27,6 +27,7 @@ import { activeStateIds } from '../chart/active-states.js';
 import type { ApiResult, HealthView, RequestOptions, StatusView } from '../api/supervisor-api.js';
 import type { RequestGate } from '../api/request-gate.js';
 import type { CampaignHost } from '../campaign/campaign-host.js';
+import type { CampaignSnapshot } from '../campaign/facts.js';
 import { supervisorDecisions, type DecisionRuntime } from '../decisions/supervisor-decisions.js';
 import type { CampaignSystem } from '../campaign/campaign-system.js';
 import { readAnswered, supervisorSystem } from './system-hooks.js';
@@ -69,7 +70,7 @@ class SupervisorRuntime implements Supervisor {
   private readonly decisions: DecisionRuntime;
   private readonly writesByCampaign = new Map<string, number>();
   /** Which campaign controls which remote context: the claim asks it, the views keep it current. */
-  private readonly contexts = new MemoryContextIndex();
+  private readonly contexts: ContextIndex;
   /** Time (the beat's TICK) and the process's environment, for every actor. */
   private readonly time: FleetTime;
   private heartbeat: Heartbeat | null = null;
@@ -95,9 +96,10 @@ class SupervisorRuntime implements Supervisor {
     this.decisions = supervisorDecisions({ config: this.config, metrics: this.metrics, logger: this.logger, injected: opts.decisions });
     this.link = new RemoteLink(this.config, this.logger, this.metrics, opts.remote);
     this.mode = opts.database
-      ? replicaMode({ backend: opts.database, logger: this.logger, system: () => this.system, client: () => this.link.client, adopted: (host) => this.adopted(host), left: (id) => this.views.left(id), runHere: (command) => this.requests.runRelayed(command), changed: (kind) => this.metrics.ownershipChanges.inc({ kind }), renewed: (ms, answered) => this.metrics.ownershipRenewSeconds.observe({ outcome: answered ? 'answered' : 'failed' }, ms / 1000) })
+      ? replicaMode({ backend: opts.database, logger: this.logger, system: () => this.system, client: () => this.link.client, adopted: (host) => this.adopted(host), left: (id) => this.views.left(id), runHere: (command) => this.requests.runRelayed(command), changed: (kind) => this.metrics.ownershipChanges.inc({ kind }), reads: this.replicaReads(), renewed: (ms, answered) => this.metrics.ownershipRenewSeconds.observe({ outcome: answered ? 'answered' : 'failed' }, ms / 1000) })
       : stateRootMode({ root: this.config.stateRoot, ownership: opts.ownership ?? stateRootOwnership({ root: this.config.stateRoot }), injected: opts.ownership !== undefined, logger: this.logger, onLost: (reason) => this.stopForLostRight(reason) });
     this.hosting = this.mode.gate;
+    this.contexts = this.mode.contexts ?? new MemoryContextIndex();
     this.remote = this.link.client ? fencedRemote(this.link.client, this.hosting) : null;
     this.fleet = opts.fleetSweep === false ? null : createFleetSweep({ remote: () => this.remote, host: (id) => this.system?.host(id), metrics: this.metrics, logger: this.logger, now: this.now });
     this.time = new FleetTime({
@@ -149,14 +151,15 @@ class SupervisorRuntime implements Supervisor {
     });
   }
 
+  /** What a replica needs to show the campaigns other replicas host (their events, their views). */
+  private replicaReads = () => ({ readModel: this.readModel, summaries: { environment: () => this.time.environment(), allowedActions: (s: CampaignSnapshot) => this.actions.allowedFor(s), now: this.now } });
+
   private requireStore(): CampaignDocuments {
     if (!this.store) throw new Error('supervisor not started');
     return this.store;
   }
 
-  private unusable(campaignId: string, failure: Parameters<typeof throwStoreFailure>[2]): never {
-    return throwStoreFailure(this.logger, campaignId, failure);
-  }
+  private unusable = (campaignId: string, failure: Parameters<typeof throwStoreFailure>[2]): never => throwStoreFailure(this.logger, campaignId, failure);
 
   health(): HealthView {
     const corrupt = [...(this.system?.corruptCampaigns() ?? [])].length;
@@ -168,8 +171,8 @@ class SupervisorRuntime implements Supervisor {
   }
 
   status(): StatusView {
-    const ctx = this.readModel.getSnapshot().context;
-    return { campaigns: [...ctx.campaigns.values()], events: ctx.events };
+    const { campaigns, events } = this.readModel.getSnapshot().context;
+    return { campaigns: [...campaigns.values()], events };
   }
 
   /** The chart's state node ids the live actor is in now; null for an unknown or corrupt campaign. */
@@ -198,6 +201,7 @@ class SupervisorRuntime implements Supervisor {
       activeStates: (id: string) => this.activeStates(id),
       readAnswered: (okRead: boolean, code: string | null) => this.link.readAnswered(okRead, code),
       unusable: (id: string, failure: Parameters<typeof throwStoreFailure>[2]) => this.unusable(id, failure),
+      elsewhere: this.mode.elsewhere,
     };
   }
 
@@ -209,9 +213,7 @@ class SupervisorRuntime implements Supervisor {
     return this.requests.campaignAction(body, options);
   }
 
-  observe(campaignId: string): Promise<ApiResult<unknown>> {
-    return this.campaignAction({ campaign_id: campaignId, action: 'observe' });
-  }
+  observe = (campaignId: string): Promise<ApiResult<unknown>> => this.campaignAction({ campaign_id: campaignId, action: 'observe' });
 
   async start(startOpts: { heartbeat?: boolean; initialSweep?: boolean } = {}): Promise<void> {
     // The owner lock is taken here, not in `serve`, so an embedding host that calls start()
@@ -248,9 +250,7 @@ class SupervisorRuntime implements Supervisor {
   }
 
   /** The restart's first read of every campaign (null when start() was told not to make it). */
-  initialSweep(): Promise<SweepReport> | null {
-    return this.firstSweep;
-  }
+  initialSweep = (): Promise<SweepReport> | null => this.firstSweep;
 
   private async load(onHosted: ((host: CampaignHost) => void) | undefined, readConcurrency: number): Promise<void> {
     this.store = await this.mode.openStore(countingWrites(this.metrics, this.writesByCampaign), this.opts.storeFs);
@@ -259,7 +259,7 @@ class SupervisorRuntime implements Supervisor {
     const effects = { controllerId: this.config.controllerId, remote: this.remote, ...(remoteFor ? { remoteFor } : {}), now, readConcurrency, decisions: this.decisions, contexts, fleet: this.fleet?.read };
     this.system = supervisorSystem(
       { store: this.store, now, inspect: this.opts.inspect, effects, environment: () => this.time.environment() },
-      { views, gate: this.gate, logger, contexts, readAnswered: readAnswered({ views, logger, link: this.link }), onFenceStale: (reason, id) => this.hosting.lose(reason, id) },
+      { views, gate: this.gate, logger, contexts, readAnswered: readAnswered({ views, logger, link: this.link }), onFenceStale: (reason, id) => this.hosting.lose(reason, id), published: this.mode.published },
     );
     // Every restored actor starts with the environment of now (nothing discovered yet, usually).
     this.time.settle();

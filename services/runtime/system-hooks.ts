@@ -21,6 +21,8 @@ export interface SystemHookDeps {
   contexts: ContextIndex;
   /** A status read the remote answered (reachability, `last_read_at`, the status text). */
   readAnswered(host: CampaignHost, read: ReadSettled & { answeredAt: string }): void;
+  /** Replicas: a durable save appended public events; the other replicas are told (after the feed here). */
+  published?(campaignId: string, events: readonly { seq: number }[]): void;
 }
 
 /** The link's side of a read the remote answered: reachability (/health), `last_read_at`, the log. */
@@ -48,6 +50,7 @@ export function systemHooks(p: SystemHookDeps): CampaignSystemHooks {
     onSaved: (host, saved) => {
       gate.indexKeys(host.id, saved.doc.idempotency);
       views.saved(host, saved);
+      if (saved.appended.length > 0) p.published?.(host.id, saved.appended);
     },
     onEmitted: (host, event) => {
       if (event.type === 'READ_SETTLED' && event.answeredAt !== null) p.readAnswered(host, event as ReadSettled & { answeredAt: string });

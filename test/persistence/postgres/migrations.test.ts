@@ -39,7 +39,7 @@ describe('migrations', () => {
       const all = loadMigrations().map((m) => m.version);
       expect(await applyMigrations(pool!, schema)).toEqual({ applied: all, current: all.at(-1) });
       expect(await applyMigrations(pool!, schema)).toEqual({ applied: [], current: all.at(-1) });
-      expect(await tablesOf(pool!, schema)).toEqual(['campaign_commands', 'campaign_documents', 'campaign_owner', 'replicas', 'schema_migrations']);
+      expect(await tablesOf(pool!, schema)).toEqual(['campaign_commands', 'campaign_documents', 'campaign_owner', 'context_controllers', 'replicas', 'schema_migrations']);
       const recorded = await pool!.query<{ version: number; name: string }>('SELECT version, name FROM schema_migrations ORDER BY version');
       expect(recorded.rows.map((r) => r.version)).toEqual(all);
     });

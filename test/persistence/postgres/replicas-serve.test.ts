@@ -28,11 +28,14 @@ const KEY = canary('replicas-api-key');
 const CAMPAIGNS = 300;
 const TTL_SECONDS = 10;
 
+/** The campaigns a replica lists as its own: every other one it lists carries `hosted_by` (another replica). */
 const listed = async (child: ServeChild): Promise<string[]> => {
   const r = await child.api('campaigns', { action: 'list' });
   if (r.status !== 200) throw new Error(`list on ${child.pid}: ${r.status}`);
-  return (r.json as { campaigns: { campaign_id: string }[] }).campaigns.map((c) => c.campaign_id);
+  const campaigns = (r.json as { campaigns: { campaign_id: string; hosted_by?: string | null }[] }).campaigns;
+  return campaigns.filter((c) => c.hosted_by === undefined).map((c) => c.campaign_id);
 };
+
 
 async function owners(): Promise<Map<string, { holder: string | null; fence: number; live: boolean }>> {
   const client = await pgf.client();
@@ -64,6 +67,15 @@ describe('three serve replicas on one database', () => {
       split = await Promise.all(replicas.map(listed));
       return split.flat().length === CAMPAIGNS && new Set(split.flat()).size === CAMPAIGNS && split.every((l) => l.length >= 98 && l.length <= 101);
     }, 'the three replicas to split the campaigns', 300, 100);
+
+    // Any replica lists every campaign: its own, and the others' marked with their replica.
+    const listStarted = performance.now();
+    const full = await replicas[1]!.api('campaigns', { action: 'list' });
+    const listMs = performance.now() - listStarted;
+    const all = (full.json as { campaigns: { campaign_id: string; hosted_by?: string | null }[] }).campaigns;
+    expect(all.map((c) => c.campaign_id).sort()).toEqual(ids);
+    expect(all.filter((c) => c.hosted_by !== undefined).length).toBe(CAMPAIGNS - split[1]!.length);
+    console.log(`list of ${CAMPAIGNS} campaigns on one replica (${CAMPAIGNS - split[1]!.length} read from the shared store): ${Math.round(listMs)} ms`);
 
     const [victim, ...survivors] = replicas as [ServeChild, ServeChild, ServeChild];
     const victimIds = split[0]!;
