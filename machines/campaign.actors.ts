@@ -20,6 +20,8 @@ import type {
   RelayMutationOutput,
   RenewLeaseInput,
   RenewLeaseOutput,
+  RotateLeaseInput,
+  RotateLeaseOutput,
 } from './campaign.types.js';
 import type {
   ArgusCheckInput,
@@ -60,6 +62,9 @@ export const renewLease = fromPromise<RenewLeaseOutput, RenewLeaseInput>(async (
 
 /** Reads the lease back right before a mutation is journaled. */
 export const readLease = fromPromise<ReadLeaseOutput, ReadLeaseInput>(async () => ({ readback: null, code: NOT_PROVIDED }));
+
+/** Reads the lease back after a takeover and, while it is ours, claims again for a greater epoch. */
+export const rotateLease = fromPromise<RotateLeaseOutput, RotateLeaseInput>(async () => ({ before: null, claimed: null, readback: null, code: NOT_PROVIDED }));
 
 /** Journals the intent durably (fsync); resolves only when it is on disk. */
 export const journalIntent = fromPromise<JournalIntentOutput, JournalIntentInput>(async () => {
@@ -103,6 +108,7 @@ export const campaignActors = {
   claimLease,
   renewLease,
   readLease,
+  rotateLease,
   journalIntent,
   relayMutation,
   readBackIntent,

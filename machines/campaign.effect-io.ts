@@ -122,6 +122,27 @@ export interface ReadLeaseOutput {
   code: string | null;
 }
 
+/**
+ * A replica took this campaign over (issue 22 part 4): the lease is read back, and while it still
+ * shows our controller at our epoch it is claimed again, so the remote grants a greater epoch and
+ * refuses the one the previous host may still send with.
+ */
+export interface RotateLeaseInput {
+  campaignId: string;
+  contextId: string;
+  epoch: number;
+  ttlSeconds: number;
+}
+export interface RotateLeaseOutput {
+  /** The lease before the claim (null: none, or unreadable). */
+  before: LeaseReadback | null;
+  /** The claim's grant, and the readback taken after it (both null unless the claim was sent and answered). */
+  claimed: LeaseReadback | null;
+  readback: LeaseReadback | null;
+  /** Null when rotated; else why not: `lease_lost_readback` (another holder, another epoch, none) or the remote's code. */
+  code: string | null;
+}
+
 export interface JournalIntentInput {
   campaignId: string;
   requestId: string;

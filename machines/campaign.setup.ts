@@ -10,6 +10,7 @@ import { campaignActors } from './campaign.actors.js';
 import * as rule from './campaign.guards.js';
 import { decisionGuards, decisionSteps as steps, run } from './campaign.decide.setup.js';
 import { guardsOf, operatorGuards } from './campaign.rules.js';
+import { rotatedLease, rotationGuards } from './campaign.rotation.js';
 import type {
   CampaignContext,
   CampaignEmitted,
@@ -22,6 +23,7 @@ import type {
   ReadStatusOutput,
   RelayMutationOutput,
   RenewLeaseOutput,
+  RotateLeaseOutput,
 } from './campaign.types.js';
 import type { WakeRequest } from './vocabulary.js';
 
@@ -81,6 +83,7 @@ export const campaignSetup = setup({
     /** The remote asked, and is no longer blocked: someone answered it elsewhere. */
     remoteQuestionWithdrawn: on('REMOTE_OBSERVED', (c, e) => !e.remoteBlocked && c.pendingQuestion?.source === 'remote'),
     ...decisionGuards,
+    ...rotationGuards,
     // Effect answers arrive as params (typed from the done event at the transition).
     statusUnchanged: ({ context }: G, p: { output: Parameters<typeof rule.statusUnchanged>[1] }) => rule.statusUnchanged(context, p.output),
     statusRead: (_: G, p: { output: Parameters<typeof rule.statusUnchanged>[1] }) => p.output.ok,
@@ -113,6 +116,8 @@ export const campaignSetup = setup({
       const lease = { epoch: readback.epoch, expiresAt: readback.expiresAt, heldSince: readback.readAt, confirmedAt: readback.readAt, contextId, ttlSeconds };
       return { lease, lastErrorCode: null, binding: { ...context.binding, contextId: context.binding.contextId ?? contextId } };
     }),
+    /** A takeover's rotation: the greater epoch the remote granted is our hold from now on. */
+    adoptRotation: assign(({ context }, params: { output: RotateLeaseOutput }) => rotatedLease(context, params.output)),
     /** The process's facts changed (discovery answered, Argus's runtime came or went). */
     adoptEnvironment: assign(({ event }) => (event.type === 'ENVIRONMENT' ? { environment: event.environment } : {})),
     /** A renewal extends the hold we have (same epoch, same `heldSince`). */

@@ -244,6 +244,15 @@ export interface LeaseLapsedEvent {
   now: string;
 }
 
+/**
+ * The runtime's word that this process took over the right to host the campaign from another
+ * (a replica adopting it, or claiming at boot a row someone held before). Never sent with the
+ * file store: a restart there re-reads the lease and never claims.
+ */
+export interface HostingTakenOverEvent {
+  type: 'HOSTING_TAKEN_OVER';
+}
+
 export type OperatorEvent =
   | ObserveEvent
   | OperatorClaimEvent
@@ -265,6 +274,7 @@ export type CampaignEvent =
   | RemoteObservedEvent
   | RemoteAnsweredEvent
   | LeaseReadbackEvent
-  | LeaseLapsedEvent;
+  | LeaseLapsedEvent
+  | HostingTakenOverEvent;
 
 export type * from './campaign.effect-io.js';

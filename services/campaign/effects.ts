@@ -18,10 +18,10 @@ export { isUnreachable, UNREACHABLE_CODES } from './effects-read.js';
 
 export function createCampaignEffects(deps: EffectDeps) {
   const { statusReader } = createReadEffects(deps);
-  const { claimLease, renewLease, readLease } = createLeaseEffects(deps);
+  const { claimLease, renewLease, readLease, rotateLease } = createLeaseEffects(deps);
   const { journalIntent, relayMutation, readBackIntent } = createIntentEffects(deps);
   const { argusTurn, argusCheck, foremanAssess, bindMission, verifyBinding } = createDecisionEffects(deps);
-  return { statusReader, claimLease, renewLease, readLease, journalIntent, relayMutation, readBackIntent, argusTurn, argusCheck, foremanAssess, bindMission, verifyBinding };
+  return { statusReader, claimLease, renewLease, readLease, rotateLease, journalIntent, relayMutation, readBackIntent, argusTurn, argusCheck, foremanAssess, bindMission, verifyBinding };
 }
 
 export type CampaignEffects = ReturnType<typeof createCampaignEffects>;

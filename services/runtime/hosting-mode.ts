@@ -54,6 +54,8 @@ export interface HostingMode {
   claim(): Promise<void>;
   /** The store the actor system loads and writes through, fenced by the right(s) just claimed. */
   openStore(onWrite: (write: StoreWrite) => void, fs?: CampaignStoreOptions['fs']): Promise<CampaignDocuments>;
+  /** Replica mode: whether this replica's right to host the campaign was taken from an earlier holder (fence > 1). */
+  readonly tookOver?: (campaignId: string) => boolean;
   /** The boot load is done (replica mode: rebalancing starts). */
   loaded(): void;
   /** For /health. */
@@ -122,6 +124,8 @@ export function replicaMode(p: Omit<ReplicaHostingDeps, 'logger'> & { logger: Lo
       return remote;
     },
     claim: () => gate.begin(),
+    // Fence 1 is the first claim ever (a campaign created here, or never hosted): nobody held an epoch for it.
+    tookOver: (campaignId) => (p.backend.ownership.fenceFor(campaignId) ?? 0) > 1,
     async openStore(onWrite) {
       const { db, ownership } = p.backend;
       const documents = postgresCampaignDocuments({ db, fence: ownership, logger: p.logger, onWrite, machineVersionKnown: isKnownMachineVersion });

@@ -40,6 +40,7 @@ import { replicaMode, stateRootMode, type HostingGate, type HostingMode } from '
 import { createHeartbeat, type Heartbeat, type SweepReport } from './heartbeat.js';
 import { RemoteLink } from './remote-link.js';
 import { SupervisorRequests } from './supervisor-requests.js';
+import { Takeovers } from './takeover.js';
 import type { Supervisor, SupervisorOptions } from './supervisor-types.js';
 
 export type { WakeHandler } from '../api/campaign-views.js';
@@ -80,6 +81,7 @@ class SupervisorRuntime implements Supervisor {
   private readonly hosting: HostingGate;
   /** The remote every campaign call goes through: refused without a valid hosting fence. */
   private readonly remote: A2AClient | null;
+  private readonly takeovers: Takeovers; // replica mode: a campaign taken over rotates its epoch first
   private firstSweep: Promise<SweepReport> | null = null;
   /** The beat's ListTasks read of the whole fleet (null: every read is a GetTask). */
   readonly fleet: FleetSweep | null;
@@ -100,6 +102,7 @@ class SupervisorRuntime implements Supervisor {
       : stateRootMode({ root: this.config.stateRoot, ownership: opts.ownership ?? stateRootOwnership({ root: this.config.stateRoot }), injected: opts.ownership !== undefined, logger: this.logger, onLost: (reason) => this.stopForLostRight(reason) });
     this.hosting = this.mode.gate;
     this.contexts = this.mode.contexts ?? new MemoryContextIndex();
+    this.takeovers = new Takeovers(this.mode.tookOver, this.logger);
     this.remote = this.link.client ? fencedRemote(this.link.client, this.hosting) : null;
     this.fleet = opts.fleetSweep === false ? null : createFleetSweep({ remote: () => this.remote, host: (id) => this.system?.host(id), metrics: this.metrics, logger: this.logger, now: this.now });
     this.time = new FleetTime({
@@ -158,7 +161,6 @@ class SupervisorRuntime implements Supervisor {
     if (!this.store) throw new Error('supervisor not started');
     return this.store;
   }
-
   private unusable = (campaignId: string, failure: Parameters<typeof throwStoreFailure>[2]): never => throwStoreFailure(this.logger, campaignId, failure);
 
   health(): HealthView {
@@ -216,21 +218,19 @@ class SupervisorRuntime implements Supervisor {
   observe = (campaignId: string): Promise<ApiResult<unknown>> => this.campaignAction({ campaign_id: campaignId, action: 'observe' });
 
   async start(startOpts: { heartbeat?: boolean; initialSweep?: boolean } = {}): Promise<void> {
-    // The owner lock is taken here, not in `serve`, so an embedding host that calls start()
-    // is protected from a second process on the same root just as the CLI is.
+    // The owner lock is taken here, not in `serve`: an embedding host is protected as the CLI is.
     await this.mode.claim();
     const concurrency = this.opts.concurrency ?? 64;
-    // After a restart, re-read every campaign's remote status (read-only: no claim, no submit),
-    // each as soon as its actor is up: the first complete read does not wait for the whole load.
+    // After a restart, re-read every campaign's remote status (read-only: no claim, no submit), each
+    // as soon as its actor is up (a replica's takeover rotates its epoch first: takeover.ts).
     const onError = (campaignId: string, error: unknown) => this.logger.error({ campaignId, err: String(error) }, 'tick failed');
-    const first = (startOpts.initialSweep ?? true) ? new FirstSweep(concurrency, (id) => this.time.tickIfDue(id), onError) : null;
-    // Discovery goes on in the background (bounded, retried with back-off): a slow or dead
-    // remote never keeps start() from returning, nor `serve` from listening. Until it answers,
-    // /health says so, reads wait for it, and claims and mutations are refused remote_unavailable.
-    // Once it answers, every actor is told at once (not at the next beat): the chart's rules read it.
+    const first = (startOpts.initialSweep ?? true) ? new FirstSweep(concurrency, (id) => this.takeovers.settled(id).then(() => this.time.tickIfDue(id)), onError) : null;
+    // Discovery goes on in the background (bounded, retried): a dead remote never keeps start() from
+    // returning. Until it answers, /health says so, reads wait, claims and mutations are refused
+    // remote_unavailable; once it answers, every actor is told at once (the chart's rules read it).
     this.link.discoverInBackground(() => (this.time.tellEnvironment(), this.views.refreshAll(this.system?.hosts() ?? [])));
     try {
-      await this.load(first ? (host) => first.add(host.id) : undefined, concurrency);
+      await this.load((host) => (void this.takeovers.begin(host), first?.add(host.id)), concurrency);
       this.mode.loaded();
     } catch (error) {
       await this.link.close();
@@ -272,11 +272,11 @@ class SupervisorRuntime implements Supervisor {
     }
   }
 
-  /** A replica took one more campaign after boot: its context, its view, its first read. */
+  /** A replica took one more campaign after boot: its context, its view, its epoch rotated, its first read. */
   private adopted(host: CampaignHost): void {
     if (!host.corrupt) this.contexts.settle(host.id, heldContext(host.getSnapshot()) ?? null);
     this.views.refresh(host);
-    this.time.tickIfDue(host.id);
+    void this.takeovers.begin(host, true).then(() => (this.views.refresh(host), this.time.tickIfDue(host.id)));
   }
 
   /** Every covered actor stops at once and for good; the heartbeat skips them (not running). */

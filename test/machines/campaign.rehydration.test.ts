@@ -21,6 +21,8 @@ import type {
   RelayMutationOutput,
   RenewLeaseInput,
   RenewLeaseOutput,
+  RotateLeaseInput,
+  RotateLeaseOutput,
 } from '../../machines/campaign.types.js';
 import { checkRestorable, settleInterrupted, withEnvironment } from '../../machines/campaign.restore.js';
 import { isQuiescent } from '../../machines/campaign.version.js';
@@ -54,6 +56,7 @@ function wired(fns: Fns = {}) {
         fns.renew ? fns.renew(input) : Promise.reject(new Error('renewal timed out')),
       ),
       readLease: fromPromise<ReadLeaseOutput, ReadLeaseInput>(async () => ({ readback: { ...OURS, readAt: NOW }, code: null })),
+      rotateLease: fromPromise<RotateLeaseOutput, RotateLeaseInput>(async () => ({ before: OURS, claimed: { ...OURS, epoch: EPOCH + 1 }, readback: { ...OURS, epoch: EPOCH + 1 }, code: null })),
       journalIntent: fromPromise<JournalIntentOutput, JournalIntentInput>(async () => ({ journaledAt: NOW, refusedCode: null })),
       relayMutation: fromPromise<RelayMutationOutput, RelayMutationInput>(({ input }) => (fns.relay ?? applied)(input)),
       readBackIntent: fromPromise<ReadBackIntentOutput, ReadBackIntentInput>(({ input }) =>
@@ -178,9 +181,9 @@ describe('campaign actor: persist and restore', () => {
     restored.stop();
   });
 
-  it('tags exactly the six effect states, and a host that persists only quiescent snapshots never persists one of them', async () => {
+  it('tags exactly the seven effect states, and a host that persists only quiescent snapshots never persists one of them', async () => {
     const tagged = allStateNodes(campaignMachine.root).filter((n) => n.tags.includes(EFFECT_IN_FLIGHT)).map((n) => n.id.replace('campaign.active.authority.', ''));
-    expect(tagged.sort()).toEqual(['ambiguous-intent.resolving', 'claiming', 'controlling.journaling', 'controlling.relaying', 'controlling.renewing', 'controlling.verifying']);
+    expect(tagged.sort()).toEqual(['ambiguous-intent.resolving', 'claiming', 'controlling.journaling', 'controlling.relaying', 'controlling.renewing', 'controlling.rotating', 'controlling.verifying']);
     // Walk through every one of them with a host-like subscriber.
     const seenTagged = new Set<string>();
     const persisted: unknown[] = [];
@@ -207,7 +210,19 @@ describe('campaign actor: persist and restore', () => {
     await waitFor(actor, (s) => s.matches({ active: { authority: { 'ambiguous-intent': 'unresolved' } } }));
     actor.send({ type: 'RESOLVE_INTENT' });
     await waitFor(actor, (s) => s.matches({ active: { authority: 'observing' } }));
-    expect(seenTagged.size).toBe(6);
+    // A takeover's rotation, on a second actor (its greater epoch would make the walk's mutations stale).
+    const taken = createActor(wired({ relay, renew, readBack }), { input: TASK_INPUT });
+    taken.subscribe((s) => {
+      if (s.hasTag(EFFECT_IN_FLIGHT)) seenTagged.add(JSON.stringify((s.value as { active: { authority: unknown } }).active.authority));
+      if (isQuiescent(s)) persisted.push(throughDisk(taken.getPersistedSnapshot()).snapshot);
+    });
+    taken.start();
+    taken.send(claimEvent());
+    await waitFor(taken, (s) => s.matches(READY));
+    taken.send({ type: 'HOSTING_TAKEN_OVER' });
+    await waitFor(taken, (s) => s.matches(READY) && s.context.lease?.epoch === EPOCH + 1);
+    taken.stop();
+    expect(seenTagged.size).toBe(7);
     expect(persisted.length).toBeGreaterThan(0);
     for (const snapshot of persisted) {
       const restored = campaignMachine.resolveState(snapshot as never);

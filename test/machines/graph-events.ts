@@ -34,6 +34,7 @@ import type {
   RemoteCapabilities,
   RemoteView,
   RenewLeaseOutput,
+  RotateLeaseOutput,
   TickEvent,
 } from '../../machines/campaign.types.js';
 import type { PublicEventDraft, SignificantEvent, WakeRequest } from '../../machines/vocabulary.js';
@@ -287,6 +288,13 @@ export const READ_LEASE_OUTPUTS: ReadLeaseOutput[] = [
   { readback: { ...RIVAL, epoch: EPOCH }, code: null },
   { readback: { ...OURS, expiresAt: READ_AT }, code: null },
 ];
+/** A takeover's rotation (issue 22 part 4): the remote granted epoch + 1; found the lease gone; could not finish. */
+export const ROTATED: LeaseReadback = { ...OURS, epoch: EPOCH + 1 };
+export const ROTATE_OUTPUTS: RotateLeaseOutput[] = [
+  { before: OURS, claimed: ROTATED, readback: ROTATED, code: null },
+  { before: RIVAL, claimed: null, readback: null, code: 'lease_lost_readback' },
+  { before: OURS, claimed: null, readback: null, code: 'epoch_rotation_failed' },
+];
 /** The journal's clock after the write: each side of the freshness and send-margin comparisons. */
 export const JOURNAL_OUTPUTS: JournalIntentOutput[] = [
   { journaledAt: NOW, refusedCode: null },
@@ -316,6 +324,7 @@ export const AUTHORITY_EFFECT_ANSWERS: Record<string, unknown[]> = {
   claimLease: CLAIM_OUTPUTS,
   renewLease: RENEW_OUTPUTS,
   readLease: READ_LEASE_OUTPUTS,
+  rotateLease: ROTATE_OUTPUTS,
   journalIntent: JOURNAL_OUTPUTS,
   relayMutation: RELAY_OUTPUTS,
   readBackIntent: READ_BACK_OUTPUTS,
@@ -346,6 +355,8 @@ export const GRAPH_EVENTS: CampaignEvent[] = [
   // intent in doubt and its resolution
   { type: 'INTENT_IN_DOUBT', requestId: REQ, kind: 'submit' },
   { type: 'RESOLVE_INTENT' },
+  // a replica took the campaign over (the runtime's word; the chart rotates the epoch in controlling)
+  { type: 'HOSTING_TAKEN_OVER' },
   // attention: the remote's own question, answered as a fenced mutation
   ...ANSWERS.map((a) => a.event),
   // lifecycle

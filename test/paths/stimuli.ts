@@ -13,6 +13,8 @@ import { recordIntent } from '../../persistence/intent-journal.js';
 import { digestPayload } from '../../persistence/payload-digest.js';
 import { openCampaignStore } from '../../persistence/campaign-store.js';
 import { RIVAL_CONTROLLER_ID } from '../../simulator/index.js';
+import { silentLogger } from '../../adapters/logger.js';
+import { Takeovers } from '../../services/runtime/takeover.js';
 import { CAMPAIGN, START_MS, type DefectMethod, type DrivenWorld } from './driven-world.js';
 import { arrangeDecision, performDecision } from './stimuli-decisions.js';
 
@@ -142,6 +144,19 @@ async function environmentChanges(world: DrivenWorld): Promise<Outcome> {
   return { ok: true, restarted: true };
 }
 
+/**
+ * A replica took the campaign over (issue 22 part 4). The driven world runs on the file store,
+ * which never sends HOSTING_TAKEN_OVER (no takeover there); this runs the replica path's own
+ * hook (services/runtime/takeover.ts) on the live host, as a replica's adopt does, and waits for
+ * the rotation to settle. The replica end to end is test/persistence/postgres/replica-epoch.test.ts.
+ */
+async function takenOver(world: DrivenWorld): Promise<Outcome> {
+  const host = world.supervisor.system?.host(CAMPAIGN);
+  if (!host) return no('the campaign is not hosted');
+  await new Takeovers(() => true, silentLogger()).begin(host, true);
+  return OK;
+}
+
 /** Performs one planned event from outside the chart. */
 export async function perform(world: DrivenWorld, e: Planned): Promise<Outcome> {
   switch (e.type) {
@@ -179,6 +194,8 @@ export async function perform(world: DrivenWorld, e: Planned): Promise<Outcome> 
       return crashWithOpenIntent(world, e.kind);
     case 'ENVIRONMENT':
       return environmentChanges(world);
+    case 'HOSTING_TAKEN_OVER':
+      return takenOver(world);
     default:
       return performDecision(world, e);
   }
@@ -210,6 +227,11 @@ export async function arrange(world: DrivenWorld, e: Planned): Promise<Outcome> 
       if (o.readback?.holder === 'argus-openoperator' && o.readback.epoch === 7 && o.readback.expiresAt === '2030-01-01T00:10:00.000Z') return OK;
       if (o.readback?.holder === 'rival-controller') return takeover(world).then(() => OK);
       return no('this lease readback is not scripted');
+    case 'xstate.done.actor.rotateLease':
+      if (o.code === null && o.readback?.holder === 'argus-openoperator') return OK;
+      if (o.code === 'lease_lost_readback' && o.before?.holder === 'rival-controller') return takeover(world).then(() => OK);
+      if (o.code === 'epoch_rotation_failed') return fault(world, 'http-5xx', CONTROL_METHODS.leaseGet), OK;
+      return no('this rotation answer is not scripted');
     case 'xstate.done.actor.journalIntent':
       if (o.refusedCode) return no('a journal refusal (decision consumed) needs an Argus decision');
       // The journal's clock after the write, against the readback's: the freshness rule reads both.
@@ -281,6 +303,7 @@ const DEFECTS: Record<string, DefectMethod> = {
   claimLease: 'leaseClaim',
   renewLease: 'leaseRenew',
   readLease: 'leaseGet',
+  rotateLease: 'leaseGet',
   relayMutation: 'leaseRelease',
   readBackIntent: 'requestGet',
 };

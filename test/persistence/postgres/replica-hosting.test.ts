@@ -7,35 +7,16 @@
  * a command for a campaign another replica hosts is relayed to it and answered with its answer.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { selectStoreBackend, type PostgresBackend } from '../../../persistence/postgres/backend.js';
-import { loadConfig } from '../../../services/config/config.js';
-import { createSupervisor, type Supervisor } from '../../../services/runtime/supervisor.js';
 import { startSimulator, type RunningSimulator } from '../../../simulator/index.js';
-import { captureLogs } from '../../fixtures/log-capture.js';
-import { attach, createScope, envFor, metricValue, tempStateRoot, until, type Scope } from '../../fixtures/supervisor-harness.js';
+import { attach, createScope, metricValue, until, type Scope } from '../../fixtures/supervisor-harness.js';
+import { startReplica } from './support/replica.js';
 import { usePostgres } from './support/use-postgres.js';
 
 const pgf = usePostgres();
 const scope = createScope();
 afterEach(() => scope.dispose());
 
-interface Replica {
-  supervisor: Supervisor;
-  backend: PostgresBackend;
-  hosted(): string[];
-}
-
-/** One replica: its own state root, backend (pool + ownership) and supervisor, on the file's schema. */
-async function replica(s: Scope, sim: RunningSimulator, ownership: { ttlMs: number; autoBeat?: boolean }): Promise<Replica> {
-  const env = { ARGUS_SUPERVISOR_DATABASE_URL: pgf.url(), ARGUS_SUPERVISOR_DATABASE_SCHEMA: pgf.schema };
-  const backend = await selectStoreBackend(env, { ownership });
-  if (!backend.ok || backend.kind !== 'postgres') throw new Error(`backend: ${JSON.stringify(backend)}`);
-  const config = loadConfig(envFor({ stateRoot: await tempStateRoot(s), url: sim.url }));
-  const supervisor = await createSupervisor({ config, logger: captureLogs().logger, database: backend });
-  await supervisor.start({ heartbeat: false, initialSweep: false });
-  s.defer(supervisor, (x) => x.stop());
-  return { supervisor, backend, hosted: () => supervisor.system?.list().sort() ?? [] };
-}
+const replica = (s: Scope, sim: RunningSimulator, ownership: { ttlMs: number; autoBeat?: boolean }) => startReplica(s, pgf, sim, ownership);
 
 const requestsTo = (sim: RunningSimulator) => Object.values(sim.stats().requests).reduce((n, k) => n + k, 0);
 const overlap = (a: string[], b: string[]) => a.filter((id) => b.includes(id));
