@@ -82,6 +82,7 @@ export async function runReplicasBench(args: ReplicasArgs): Promise<ReplicasResu
     const startMs = performance.now() - t;
     log(`${count} replicas started in ${Math.round(startMs)} ms, hosting ${started.map((s) => s.hosted).join(' + ')} campaigns`);
 
+    await settledPlacement(procs, n, ttlMs);
     const warm: WarmReport[] = [];
     for (const p of procs) warm.push(await p.call<WarmReport>('warm', { init: { concurrency } }));
     log(`first-observation sweeps: ${warm.map((w) => `${Math.round(w.warmMs)} ms / ${w.writes} writes`).join(', ')}`);
@@ -150,6 +151,31 @@ export async function runReplicasBench(args: ReplicasArgs): Promise<ReplicasResu
     await dropSchema(args.databaseUrl, schema).catch((error: unknown) => log(`could not drop schema ${schema}: ${String(error)}`));
     for (const root of roots) await rm(root, { recursive: true, force: true });
   }
+}
+
+/**
+ * Replicas that start together race for orphans, and a fast one may take more than its share,
+ * then hand the excess back at a later rebalance (above share + 1). A sweep that runs across
+ * such a hand-over waits its whole budget for the ticks of actors that were dropped, so the
+ * first sweep waits until placement settles: every campaign hosted by one actor, every replica
+ * at most share + 1, the same for two polls in a row.
+ */
+async function settledPlacement(procs: ReplicaProc[], n: number, ttlMs: number): Promise<void> {
+  const share = Math.ceil(n / procs.length);
+  const t0 = performance.now();
+  let previous = '';
+  while (performance.now() - t0 < 3 * ttlMs + 60_000) {
+    const hosted = await Promise.all(procs.map((p) => p.call<{ actors: number; rights: number }>('hosted')));
+    const settled = hosted.reduce((a, h) => a + h.actors, 0) === n && hosted.every((h) => h.actors === h.rights && h.actors <= share + 1);
+    const now = hosted.map((h) => h.actors).join(' + ');
+    if (settled && now === previous) {
+      log(`placement settled: ${now} (${Math.round(performance.now() - t0)} ms after start)`);
+      return;
+    }
+    previous = settled ? now : '';
+    await sleep(Math.max(500, Math.floor(ttlMs / 6)));
+  }
+  log('placement did not settle; the first sweep may wait for dropped actors');
 }
 
 /** SIGKILL replica 0; poll the database (100 ms) until a live survivor holds each of its campaigns with a greater fence. */
