@@ -44,6 +44,7 @@ interface Request {
   cmd: string;
   init?: ReplicaInit;
   method?: ReplicaMethod;
+  concurrency?: number;
 }
 
 let supervisor: Supervisor | null = null;
@@ -185,7 +186,7 @@ async function handle(req: Request): Promise<unknown> {
     case 'start':
       return start();
     case 'warm':
-      return warm(req.init?.concurrency ?? 64);
+      return warm(req.concurrency ?? 64);
     case 'measure':
       return measureOne(req.method!);
     case 'beat':

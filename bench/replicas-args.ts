@@ -11,7 +11,11 @@ export interface ReplicasArgs {
   concurrency: number;
   /** Measured rounds of each method on each replica; medians are reported. */
   rounds: number;
-  /** The ownership TTL every replica runs with (re-homing takes about TTL + TTL / 6). */
+  /**
+   * The ownership TTL every replica runs with (re-homing takes about TTL + TTL / 6). Default 30 s,
+   * as `serve`: with 10 s a loaded 2-core host saw replicas miss their renewal deadline (TTL × 2/3)
+   * and lose and re-take campaigns during the run.
+   */
   ttlSeconds: number;
   /** Default: ARGUS_SUPERVISOR_TEST_DATABASE_URL, else postgresql://postgres@127.0.0.1:5432/test. */
   databaseUrl: string;
@@ -22,7 +26,7 @@ export const DEFAULT_BENCH_DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/
 
 export const REPLICAS_USAGE =
   'usage: heartbeat-sweep --replicas N [--campaigns C] [--concurrency K] [--rounds R] [--ttl-seconds S] [--database-url URL] [--json]\n' +
-  '  defaults: --campaigns 1000 --concurrency 64 --rounds 3 --ttl-seconds 10;\n' +
+  '  defaults: --campaigns 1000 --concurrency 64 --rounds 3 --ttl-seconds 30 (the serve default);\n' +
   '  database: --database-url, else ARGUS_SUPERVISOR_TEST_DATABASE_URL, else ' + DEFAULT_BENCH_DATABASE_URL + ' (a fresh schema per run, dropped at the end)';
 
 /** True when argv asks for the replicas benchmark. */
@@ -42,7 +46,7 @@ export function parseReplicasArgs(argv: readonly string[], env: NodeJS.ProcessEn
     campaigns: 1000,
     concurrency: 64,
     rounds: 3,
-    ttlSeconds: 10,
+    ttlSeconds: 30,
     databaseUrl: env['ARGUS_SUPERVISOR_TEST_DATABASE_URL'] || DEFAULT_BENCH_DATABASE_URL,
     json: false,
   };

@@ -84,7 +84,7 @@ export async function runReplicasBench(args: ReplicasArgs): Promise<ReplicasResu
 
     await settledPlacement(procs, n, ttlMs);
     const warm: WarmReport[] = [];
-    for (const p of procs) warm.push(await p.call<WarmReport>('warm', { init: { concurrency } }));
+    for (const p of procs) warm.push(await p.call<WarmReport>('warm', { concurrency }));
     log(`first-observation sweeps: ${warm.map((w) => `${Math.round(w.warmMs)} ms / ${w.writes} writes`).join(', ')}`);
 
     log(`waiting ${STATS_FLUSH_MS / 1000} s so every backend's table counters reach pg_stat_user_tables`);
@@ -185,6 +185,7 @@ async function killAndRehome(procs: ReplicaProc[], ids: string[], client: NonNul
   const survivors = new Set(ids.slice(1));
   const held = [...(await owners(client))].filter(([, o]) => o.holder === victimId && o.live).map(([id, o]) => [id, o.fence] as const);
   const expiry = await client.query<{ ms: string | null }>('SELECT (extract(epoch FROM max(expires_at) - now()) * 1000)::text AS ms FROM campaign_owner WHERE holder = $1', [victimId]);
+  if (held.length === 0) log('replica 0 held no live right when it was to be killed: nothing to re-home (see ownership_changes)');
   const t0 = performance.now();
   await victim.kill();
   log(`SIGKILL replica 0 (pid ${victim.pid}, ${held.length} campaigns, TTL ${ttlMs} ms)`);
@@ -192,7 +193,7 @@ async function killAndRehome(procs: ReplicaProc[], ids: string[], client: NonNul
   let firstTakenMs: number | null = null;
   let rehomedMs: number | null = null;
   let greater = 0;
-  while (performance.now() - t0 < limitMs) {
+  while (held.length > 0 && performance.now() - t0 < limitMs) {
     const now = await owners(client);
     greater = held.filter(([id, fence]) => {
       const o = now.get(id);

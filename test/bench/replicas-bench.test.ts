@@ -16,7 +16,7 @@ describe('bench --replicas arguments', () => {
     expect(wantsReplicas(['--campaigns', '10', '--replicas', '3'])).toBe(true);
     expect(wantsReplicas(['--replicas=2'])).toBe(true);
     expect(wantsReplicas(['--fleet'])).toBe(false);
-    expect(parseReplicasArgs(['--replicas', '3'], {})).toEqual({ replicas: 3, campaigns: 1000, concurrency: 64, rounds: 3, ttlSeconds: 10, databaseUrl: DEFAULT_BENCH_DATABASE_URL, json: false });
+    expect(parseReplicasArgs(['--replicas', '3'], {})).toEqual({ replicas: 3, campaigns: 1000, concurrency: 64, rounds: 3, ttlSeconds: 30, databaseUrl: DEFAULT_BENCH_DATABASE_URL, json: false });
     const url = 'postgresql://bench@127.0.0.1:5433/other';
     expect(parseReplicasArgs(['--replicas=4', '--campaigns', '10000', '--ttl-seconds', '2.5', '--json'], { ARGUS_SUPERVISOR_TEST_DATABASE_URL: url })).toMatchObject({ replicas: 4, campaigns: 10000, ttlSeconds: 2.5, databaseUrl: url, json: true });
     expect(parseReplicasArgs(['--replicas', '2', '--database-url', url], {}).databaseUrl).toBe(url);
