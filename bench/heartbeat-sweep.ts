@@ -38,6 +38,8 @@ import { CREATE_CONCURRENCY, counterTotal, createBenchSupervisor, createCampaign
 import type { RestartResult } from './restart-child.js';
 import { runRestartChild } from './restart-spawn.js';
 import { runFleetBench } from './fleet-bench.js';
+import { wantsReplicas } from './replicas-args.js';
+import { runReplicasMain } from './replicas-report.js';
 import { spawnSimulator, type SimChild } from './sim-child.js';
 import { median, runRounds } from './sweep-rounds.js';
 
@@ -234,6 +236,8 @@ function humanSummary(r: BenchResult & Partial<RestartFields>): string {
 }
 
 async function main(): Promise<void> {
+  // `--replicas N`: the scale-out benchmark (bench/replicas-bench.ts), with its own arguments.
+  if (wantsReplicas(process.argv.slice(2))) return runReplicasMain(process.argv.slice(2));
   let args: BenchArgs;
   try {
     args = parseBenchArgs(process.argv.slice(2));
