@@ -5,13 +5,12 @@
  * client (the real boundary: adapters/a2a/list-tasks.ts → normalizeTask), read by the real
  * fleet reader (services/campaign/fleet-read.ts).
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createA2AClient, type A2AClient } from '../../adapters/a2a/index.js';
 import { FleetRead, type FleetRefusal, type FleetTarget } from '../../services/campaign/fleet-read.js';
 import { canary } from '../fixtures/canary.js';
 import { captureLogs } from '../fixtures/log-capture.js';
+import { startJsonRpcAgent, type JsonRpcAgent } from '../fixtures/json-rpc-agent.js';
 
 const TOKEN = canary('fleet-list-token');
 const logs = captureLogs();
@@ -22,7 +21,7 @@ let delays: number[] = [];
 /** What the remote answers to each full-listing request of the current case (the catch-up finds nothing new). */
 let script: (params: Record<string, unknown>, call: number) => Page = () => ({ tasks: [] });
 let listCalls = 0;
-let server: http.Server;
+let agent: JsonRpcAgent;
 let base = '';
 
 const task = (id: string, contextId: string, state = 'TASK_STATE_WORKING', at = '2026-12-02T10:00:00.000Z') => ({
@@ -35,42 +34,31 @@ const ours: FleetTarget[] = [1, 2, 3, 4].map((i) => ({ taskId: `t${i}`, contextI
 const listed = () => ours.map((t) => task(t.taskId, t.contextId!));
 
 beforeAll(async () => {
-  server = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
-    req.on('end', () => {
-      res.setHeader('content-type', 'application/json');
-      if (req.method === 'GET') {
-        res.end(JSON.stringify({ name: 'hostile lister', supportedInterfaces: [{ url: `${base}/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }] }));
-        return;
-      }
-      const rpc = JSON.parse(body) as { id: number; method: string; params: Record<string, unknown> };
-      if (rpc.method !== 'ListTasks') {
-        res.end(JSON.stringify({ jsonrpc: '2.0', id: rpc.id, error: { code: -32601, message: 'Method not found' } }));
-        return;
-      }
-      const catchUp = rpc.params['statusTimestampAfter'] !== undefined;
-      if (catchUp) {
-        listCalls++;
-        res.end(JSON.stringify({ jsonrpc: '2.0', id: rpc.id, result: { tasks: [], nextPageToken: '' } }));
-        return;
-      }
-      const call = listCalls++;
-      const page = script(rpc.params, call);
-      const answer = () => {
-        if ('httpStatus' in page) {
-          res.statusCode = page.httpStatus;
-          res.end('{}');
-        } else if ('rpcError' in page) res.end(JSON.stringify({ jsonrpc: '2.0', id: rpc.id, error: { code: page.rpcError, message: 'scripted' } }));
-        else res.end(JSON.stringify({ jsonrpc: '2.0', id: rpc.id, result: page }));
-      };
-      setTimeout(answer, delays[call] ?? 0);
-    });
+  agent = await startJsonRpcAgent('hostile lister', (rpc, res) => {
+    if (rpc.method !== 'ListTasks') {
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: rpc.id, error: { code: -32601, message: 'Method not found' } }));
+      return;
+    }
+    const catchUp = rpc.params['statusTimestampAfter'] !== undefined;
+    if (catchUp) {
+      listCalls++;
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: rpc.id, result: { tasks: [], nextPageToken: '' } }));
+      return;
+    }
+    const call = listCalls++;
+    const page = script(rpc.params, call);
+    const answer = () => {
+      if ('httpStatus' in page) {
+        res.statusCode = page.httpStatus;
+        res.end('{}');
+      } else if ('rpcError' in page) res.end(JSON.stringify({ jsonrpc: '2.0', id: rpc.id, error: { code: page.rpcError, message: 'scripted' } }));
+      else res.end(JSON.stringify({ jsonrpc: '2.0', id: rpc.id, result: page }));
+    };
+    setTimeout(answer, delays[call] ?? 0);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/a2a`;
+  base = agent.base;
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => agent.close());
 
 async function listOnce(answer: typeof script): Promise<{ reader: FleetRead; refused: Map<FleetRefusal, number>; client: A2AClient }> {
   script = answer;

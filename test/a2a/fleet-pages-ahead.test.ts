@@ -4,13 +4,12 @@
  * and every task still through `normalizeTask`: the real client's boundary (a loopback remote,
  * adapters/a2a/list-tasks.ts) read by the real fleet reader (services/campaign/fleet-read.ts).
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createA2AClient, type A2AClient, type TaskPage } from '../../adapters/a2a/index.js';
 import type { Result } from '../../adapters/a2a/errors.js';
 import { FleetRead, type FleetTarget } from '../../services/campaign/fleet-read.js';
 import { captureLogs } from '../fixtures/log-capture.js';
+import { startJsonRpcAgent, type JsonRpcAgent } from '../fixtures/json-rpc-agent.js';
 
 const logs = captureLogs();
 const PAGES = 3;
@@ -18,35 +17,25 @@ const ours: FleetTarget[] = Array.from({ length: PAGES * 100 }, (_, i) => ({ tas
 const task = (i: number) => ({ id: `t${i}`, contextId: `c${i}`, status: { state: 'TASK_STATE_WORKING', timestamp: '2026-12-02T10:00:00.000Z' }, artifacts: [] });
 /** Page tokens the remote was asked for, in order ('' for the first page, 'after' for the catch-up). */
 const asked: string[] = [];
-let server: http.Server;
+let agent: JsonRpcAgent;
 let base = '';
 
 beforeAll(async () => {
-  server = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
-    req.on('end', () => {
-      res.setHeader('content-type', 'application/json');
-      if (req.method === 'GET') {
-        res.end(JSON.stringify({ name: 'pager', supportedInterfaces: [{ url: `${base}/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }] }));
-        return;
-      }
-      const rpc = JSON.parse(body) as { id: number; params: { pageToken?: string; statusTimestampAfter?: string } };
-      if (rpc.params.statusTimestampAfter !== undefined) {
-        asked.push('after');
-        res.end(JSON.stringify({ jsonrpc: '2.0', id: rpc.id, result: { tasks: [], nextPageToken: '' } }));
-        return;
-      }
-      const page = rpc.params.pageToken ? Number(rpc.params.pageToken.slice(1)) : 0;
-      asked.push(rpc.params.pageToken ?? '');
-      const tasks = Array.from({ length: 100 }, (_, i) => task(page * 100 + i));
-      res.end(JSON.stringify({ jsonrpc: '2.0', id: rpc.id, result: { tasks, nextPageToken: page + 1 < PAGES ? `p${page + 1}` : '', totalSize: PAGES * 100 } }));
-    });
+  agent = await startJsonRpcAgent('pager', (rpc, res) => {
+    const params = rpc.params as { pageToken?: string; statusTimestampAfter?: string };
+    if (params.statusTimestampAfter !== undefined) {
+      asked.push('after');
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: rpc.id, result: { tasks: [], nextPageToken: '' } }));
+      return;
+    }
+    const page = params.pageToken ? Number(params.pageToken.slice(1)) : 0;
+    asked.push(params.pageToken ?? '');
+    const tasks = Array.from({ length: 100 }, (_, i) => task(page * 100 + i));
+    res.end(JSON.stringify({ jsonrpc: '2.0', id: rpc.id, result: { tasks, nextPageToken: page + 1 < PAGES ? `p${page + 1}` : '', totalSize: PAGES * 100 } }));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/a2a`;
+  base = agent.base;
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => agent.close());
 
 describe('the fleet listing pages ahead', () => {
   it("asks for page k+1 before page k's tasks are read, and still reads every task through the boundary", async () => {
