@@ -54,12 +54,19 @@ async function until(what: () => Promise<boolean>, ms: number): Promise<boolean>
   return what();
 }
 
-/** A read-back or resolve command through a survivor: asked again while no replica owns the campaign yet (503). */
-async function viaSurvivor(child: SupervisorChild, route: 'campaigns' | 'campaign_action', body: unknown): Promise<Answer> {
+/**
+ * A read-back or resolve command through a survivor, asked again (bounded) while the takeover
+ * is not finished: 503 (no live owner yet) and 404 `campaign_not_found`. The new owner claims
+ * the row first and loads the campaign after, and in between it (and a replica relaying to it)
+ * answers 404 for a campaign that exists; each such answer is counted in `notFound`.
+ */
+async function viaSurvivor(child: SupervisorChild, route: 'campaigns' | 'campaign_action', body: unknown, seen: { notFound: number }): Promise<Answer> {
   let answer: Answer = null;
   for (const end = Date.now() + RETRY_503_MS; Date.now() < end; await sleep(200)) {
     answer = await child.call(route, body);
-    if (answer?.status !== 503) return answer;
+    const notFound = answer?.status === 404 && answer.body?.error?.code === 'campaign_not_found';
+    if (notFound) seen.notFound++;
+    if (answer?.status !== 503 && !notFound) return answer;
   }
   return answer;
 }
@@ -201,12 +208,13 @@ export async function oneReplicaRun(sim: SimChild, pair: Pair, random: () => num
     // Resolve through a random survivor (relayed when it is not the new owner): read back, never resend.
     const survivors = children.filter((c) => c !== victim);
     const via = survivors[Math.floor(random() * survivors.length)]!;
-    const got = await viaSurvivor(via, 'campaigns', { action: 'get', campaign_id: campaignId });
+    const seen = { notFound: 0 };
+    const got = await viaSurvivor(via, 'campaigns', { action: 'get', campaign_id: campaignId }, seen);
     const campaign = got?.body?.campaign;
     if (campaign?.state === 'ambiguous-intent' || campaign?.open_intent) {
-      await viaSurvivor(via, 'campaign_action', { campaign_id: campaignId, action: 'resolve_intent' });
+      await viaSurvivor(via, 'campaign_action', { campaign_id: campaignId, action: 'resolve_intent' }, seen);
     }
-    await viaSurvivor(via, 'campaign_action', { campaign_id: campaignId, action: 'observe' });
+    await viaSurvivor(via, 'campaign_action', { campaign_id: campaignId, action: 'observe' }, seen);
     T('resolved');
     await Promise.all(survivors.map((c) => c.kill('SIGTERM')));
 
@@ -224,7 +232,7 @@ export async function oneReplicaRun(sim: SimChild, pair: Pair, random: () => num
       diedMidFlow,
       exitSignal: exit.signal,
       seconds: (Date.now() - started) / 1000,
-      replica: { victim: role, relayed: entry !== host, rehomeMs, rehomeFailed: !rehomed, settled },
+      replica: { victim: role, relayed: entry !== host, rehomeMs, rehomeFailed: !rehomed, settled, notFoundAfterTakeover: seen.notFound },
     };
   } finally {
     await Promise.all(children.map((c) => c.kill('SIGKILL')));

@@ -42,6 +42,8 @@ export interface ReplicaOutcome {
   rehomeFailed: boolean;
   /** The host lived and answered every command relayed to it in time. */
   settled: boolean;
+  /** 404 campaign_not_found answers for the campaign after the takeover, before its new owner had loaded it (asked again). */
+  notFoundAfterTakeover: number;
 }
 
 /** The remote holds a claim (or its lease readback) this long; the harness kills well before. */

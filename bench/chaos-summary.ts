@@ -32,6 +32,8 @@ export interface ChaosSummary extends Reconciled {
   relayed: number;
   /** `--replicas`: the slowest takeover after the host's kill, ms (0 when none). */
   maxRehomeMs: number;
+  /** `--replicas`: runs in which the campaign answered 404 campaign_not_found after its takeover (before its new owner loaded it). */
+  notFoundAfterTakeover: number;
 }
 
 export function summarize(results: readonly RunResult[]): ChaosSummary {
@@ -61,6 +63,7 @@ export function summarize(results: readonly RunResult[]): ChaosSummary {
     },
     relayed: results.filter((r) => r.replica?.relayed).length,
     maxRehomeMs: results.reduce((m, r) => Math.max(m, r.replica?.rehomeMs ?? 0), 0),
+    notFoundAfterTakeover: results.filter((r) => (r.replica?.notFoundAfterTakeover ?? 0) > 0).length,
   };
 }
 

@@ -91,7 +91,8 @@ async function main(): Promise<void> {
       `${s.didNotDieAtPoint} runs not killed at their point\n` +
       (args.replicas > 1
         ? `  replicas ${args.replicas}: killed the host ${s.victims.host}, the replica the flow was sent to ${s.victims.entry}, another ${s.victims.bystander}; ` +
-          `${s.relayed} flows relayed; ${s.takeoverFailures} failed takeovers; slowest takeover ${s.maxRehomeMs} ms (TTL ${args.ttl} s)\n`
+          `${s.relayed} flows relayed; ${s.takeoverFailures} failed takeovers; slowest takeover ${s.maxRehomeMs} ms (TTL ${args.ttl} s); ` +
+          `${s.notFoundAfterTakeover} runs answered 404 campaign_not_found after the takeover, before the new owner loaded the campaign (asked again)\n`
         : ''),
   );
   process.exit(passed(s) && results.length === plan.length ? 0 : 1);
