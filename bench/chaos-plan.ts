@@ -63,18 +63,35 @@ export interface ChaosArgs {
   runs: number;
   workers: number;
   seed: number;
+  /** 1: one process on a state root (the original qualification); N > 1: N replicas on PostgreSQL. */
+  replicas: number;
+  /** The replicas' ownership TTL (ARGUS_SUPERVISOR_OWNERSHIP_TTL_SECONDS); unused with one. */
+  ttl: number;
+  /** 0: no limit. Else no run starts after this many seconds; the summary counts the runs done. */
+  maxSeconds: number;
 }
 
+const KEYS: Record<string, keyof ChaosArgs> = {
+  '--runs': 'runs',
+  '--workers': 'workers',
+  '--seed': 'seed',
+  '--replicas': 'replicas',
+  '--ttl': 'ttl',
+  '--max-seconds': 'maxSeconds',
+};
+
 export function parseChaosArgs(argv: readonly string[], defaultSeed: number): ChaosArgs | null {
-  const args: ChaosArgs = { runs: 30, workers: 2, seed: defaultSeed };
+  const args: ChaosArgs = { runs: 30, workers: 2, seed: defaultSeed, replicas: 1, ttl: 3, maxSeconds: 0 };
   for (let i = 0; i < argv.length; i++) {
     const key = argv[i];
     const value = Number(argv[i + 1]);
-    if ((key === '--runs' || key === '--workers' || key === '--seed') && Number.isInteger(value) && value >= 0) {
-      args[key.slice(2) as keyof ChaosArgs] = value;
+    const name = key === undefined ? undefined : KEYS[key];
+    if (name && Number.isInteger(value) && value >= 0) {
+      args[name] = value;
       i++;
     } else return null;
   }
+  if (args.replicas < 1 || args.replicas > 9 || args.ttl < 1 || args.ttl > 60) return null;
   args.workers = Math.max(1, Math.min(args.workers, args.runs || 1));
   return args;
 }

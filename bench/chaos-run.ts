@@ -12,7 +12,7 @@ import { CONTROL_METHODS } from '../adapters/a2a/control-contract.js';
 import { parseCampaignDocument, type MutationIntent } from '../persistence/campaign-document.js';
 import { storeLayout } from '../persistence/store-layout.js';
 import type { LedgerPage, SimulatorStats } from '../simulator/index.js';
-import type { Pair } from './chaos-plan.js';
+import type { Flow, Pair } from './chaos-plan.js';
 import { reconcile, type Reconciled } from './chaos-reconcile.js';
 import type { SimChild } from './sim-child.js';
 import { spawnSupervisor, type SupervisorChild } from './supervisor-child.js';
@@ -27,14 +27,31 @@ export interface RunResult extends Pair, Reconciled {
   diedMidFlow: boolean;
   exitSignal: string | null;
   seconds: number;
+  /** `--replicas N` only: which replica died, whether the flow was relayed, the takeover. */
+  replica?: ReplicaOutcome;
+}
+
+export interface ReplicaOutcome {
+  /** The host (it held the campaign), the replica the flow was sent to, or neither. */
+  victim: 'host' | 'entry' | 'bystander';
+  /** The flow was sent to a replica that relayed it to the host. */
+  relayed: boolean;
+  /** From the kill until a survivor held the campaign with a greater fence (host killed only). */
+  rehomeMs: number | null;
+  /** The host died and no survivor took the campaign over in time. */
+  rehomeFailed: boolean;
+  /** The host lived and answered every command relayed to it in time. */
+  settled: boolean;
+  /** 404 campaign_not_found answers for the campaign after the takeover, before its new owner had loaded it (asked again). */
+  notFoundAfterTakeover: number;
 }
 
 /** The remote holds a claim (or its lease readback) this long; the harness kills well before. */
-const HOLD_MS = 5_000;
+export const HOLD_MS = 5_000;
 const WAIT_STEP_MS = 5;
 const SELF_EXIT_GRACE_MS = 3_000;
 
-async function admin<T>(sim: SimChild, path: string, body?: unknown, method = body === undefined ? 'GET' : 'POST'): Promise<T> {
+export async function admin<T>(sim: SimChild, path: string, body?: unknown, method = body === undefined ? 'GET' : 'POST'): Promise<T> {
   const res = await fetch(`${sim.origin}/_sim/${path}`, {
     method,
     headers: { 'content-type': 'application/json' },
@@ -44,10 +61,10 @@ async function admin<T>(sim: SimChild, path: string, body?: unknown, method = bo
   return (await res.json()) as T;
 }
 
-const requestsOf = async (sim: SimChild, method: string) => (await admin<SimulatorStats>(sim, 'stats')).requests[method] ?? 0;
+export const requestsOf = async (sim: SimChild, method: string) => (await admin<SimulatorStats>(sim, 'stats')).requests[method] ?? 0;
 
 /** Waits (bounded) until the remote has received one more `method` request than `before`. */
-async function arrived(sim: SimChild, method: string, before: number): Promise<boolean> {
+export async function arrived(sim: SimChild, method: string, before: number): Promise<boolean> {
   for (let waited = 0; waited < HOLD_MS - 1000; waited += WAIT_STEP_MS) {
     if ((await requestsOf(sim, method)) > before) return true;
     await sleep(WAIT_STEP_MS);
@@ -60,6 +77,25 @@ async function journalOf(root: string, campaignId: string): Promise<MutationInte
   const parsed = parseCampaignDocument(raw, campaignId);
   if (!parsed.ok) throw new Error(`campaign ${campaignId}: ${parsed.code}: ${parsed.reason}`);
   return parsed.doc.intents;
+}
+
+/**
+ * One attempt at a time: a submit is only allowed once the bound task has finished.
+ * An answer needs the remote to ask: the blocker scenario waits in input-required once advanced.
+ */
+export const scenarioFor = (flow: Flow) => (flow === 'submit' ? 'failed' : flow === 'answer' ? 'blocker' : 'steady');
+
+/** The flow's command, fenced with the epoch the claim returned. */
+export function flowBody(flow: Exclude<Flow, 'claim'>, campaignId: string, epoch: number): Record<string, unknown> {
+  const body: Record<string, unknown> = { campaign_id: campaignId, action: flow, epoch };
+  if (flow === 'submit') body.text = 'next attempt';
+  if (flow === 'intervene') body.instruction = 'save a checkpoint';
+  if (flow === 'cancel') body.reason = 'chaos';
+  if (flow === 'answer') {
+    delete body.epoch; // the chart fences an answer with the lease it holds
+    body.text = 'use the cleaned dataset';
+  }
+  return body;
 }
 
 const exitWithin = (child: SupervisorChild, ms: number) =>
@@ -78,9 +114,7 @@ export async function oneRun(sim: SimChild, pair: Pair, random: () => number, in
     await child.kill('SIGKILL');
   };
   try {
-    // One attempt at a time: a submit is only allowed once the bound task has finished.
-    // An answer needs the remote to ask: the blocker scenario waits in input-required once advanced.
-    const scenario = flow === 'submit' ? 'failed' : flow === 'answer' ? 'blocker' : 'steady';
+    const scenario = scenarioFor(flow);
     const { ids } = await admin<{ ids: string[] }>(sim, 'tasks', { count: 1, scenario });
     if (flow === 'submit' || flow === 'answer') await admin(sim, 'advance', { taskId: ids[0], times: 20 });
     const selfKill = flow !== 'claim' && point !== 'random' ? point : undefined;
@@ -115,14 +149,7 @@ export async function oneRun(sim: SimChild, pair: Pair, random: () => number, in
     } else {
       const claimed = await child.call('campaign_action', { campaign_id: campaignId, action: 'claim' });
       const epoch = claimed?.body?.lease?.epoch as number;
-      const body: Record<string, unknown> = { campaign_id: campaignId, action: flow, epoch };
-      if (flow === 'submit') body.text = 'next attempt';
-      if (flow === 'intervene') body.instruction = 'save a checkpoint';
-      if (flow === 'cancel') body.reason = 'chaos';
-      if (flow === 'answer') {
-        delete body.epoch; // the chart fences an answer with the lease it holds
-        body.text = 'use the cleaned dataset';
-      }
+      const body = flowBody(flow, campaignId, epoch);
       if (point === 'random') randomKill();
       answered = await child.call('campaign_action', body);
     }

@@ -12,6 +12,10 @@ export const VIOLATIONS = ['duplicates', 'lost', 'outcomeMismatches', 'unjournal
 /** A run proves something only if its supervisor died by SIGKILL, at its point. */
 export const provedItsPoint = (r: RunResult) => r.killed && r.diedAtPoint;
 
+/** A run that broke a rule: a non-zero count, no proof of its point, or a failed takeover. */
+export const violated = (r: RunResult): boolean =>
+  VIOLATIONS.some((k) => r[k] !== 0) || !provedItsPoint(r) || (r.replica !== undefined && (r.replica.rehomeFailed || !r.replica.settled));
+
 /** The reconciled counts summed over every run, plus what the runs themselves proved. */
 export interface ChaosSummary extends Reconciled {
   runs: number;
@@ -21,6 +25,15 @@ export interface ChaosSummary extends Reconciled {
   covered: number;
   pairs: number;
   missing: string[];
+  /** `--replicas`: runs whose host died and no survivor took over in time, or whose live host did not answer what it was relayed. */
+  takeoverFailures: number;
+  /** `--replicas`: runs that killed the host, the replica the flow was sent to, another one; flows relayed. */
+  victims: { host: number; entry: number; bystander: number };
+  relayed: number;
+  /** `--replicas`: the slowest takeover after the host's kill, ms (0 when none). */
+  maxRehomeMs: number;
+  /** `--replicas`: runs in which the campaign answered 404 campaign_not_found after its takeover (before its new owner loaded it). */
+  notFoundAfterTakeover: number;
 }
 
 export function summarize(results: readonly RunResult[]): ChaosSummary {
@@ -42,6 +55,15 @@ export function summarize(results: readonly RunResult[]): ChaosSummary {
     covered: MATRIX.filter((p) => covered.has(pairKey(p))).length,
     pairs: MATRIX.length,
     missing: MATRIX.filter((p) => !covered.has(pairKey(p))).map(pairKey),
+    takeoverFailures: results.filter((r) => r.replica && (r.replica.rehomeFailed || !r.replica.settled)).length,
+    victims: {
+      host: results.filter((r) => r.replica?.victim === 'host').length,
+      entry: results.filter((r) => r.replica?.victim === 'entry').length,
+      bystander: results.filter((r) => r.replica?.victim === 'bystander').length,
+    },
+    relayed: results.filter((r) => r.replica?.relayed).length,
+    maxRehomeMs: results.reduce((m, r) => Math.max(m, r.replica?.rehomeMs ?? 0), 0),
+    notFoundAfterTakeover: results.filter((r) => (r.replica?.notFoundAfterTakeover ?? 0) > 0).length,
   };
 }
 
@@ -53,4 +75,5 @@ export const passed = (s: ChaosSummary): boolean =>
   s.unresolved === 0 &&
   s.notKilledBySigkill === 0 &&
   s.didNotDieAtPoint === 0 &&
+  s.takeoverFailures === 0 &&
   s.missing.length === 0;

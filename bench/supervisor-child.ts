@@ -14,14 +14,23 @@ export interface SupervisorChild {
   baseUrl: string;
   process: ChildProcess;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  call(route: 'campaigns' | 'campaign_action' | 'status', body: unknown): Promise<{ status: number; body: any } | null>;
+  /** The answer, or null when the process died mid-request (or `signal` gave up on it). */
+  call(route: 'campaigns' | 'campaign_action' | 'status', body: unknown, signal?: AbortSignal): Promise<{ status: number; body: any } | null>;
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
 /** A test passes its own canary (ARGUS_CHAOS_API_KEY) so the end-of-run scan looks for it; else a fresh one. */
 export const CHAOS_API_KEY = process.env.ARGUS_CHAOS_API_KEY || `chaos-${randomBytes(12).toString('hex')}`;
 
-export async function spawnSupervisor(opts: { stateRoot: string; remoteUrl: string; faultPoint?: string }): Promise<SupervisorChild> {
+export async function spawnSupervisor(opts: {
+  stateRoot: string;
+  remoteUrl: string;
+  faultPoint?: string;
+  /** More environment (the replica settings of `chaos --replicas`). */
+  env?: Record<string, string>;
+  /** How long to wait for the readiness line (default 20 s). */
+  readyTimeoutMs?: number;
+}): Promise<SupervisorChild> {
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     ARGUS_SUPERVISOR_ENABLED: '1',
@@ -34,6 +43,7 @@ export async function spawnSupervisor(opts: { stateRoot: string; remoteUrl: stri
     HOST: '127.0.0.1',
     LOG_LEVEL: 'error',
     ...(opts.faultPoint ? { ARGUS_SUPERVISOR_FAULT_POINT: opts.faultPoint } : {}),
+    ...opts.env,
   };
   const child = spawn(process.execPath, [CLI_PATH, 'serve'], { stdio: ['ignore', 'pipe', 'pipe'], env });
   let stderrTail = '';
@@ -48,7 +58,10 @@ export async function spawnSupervisor(opts: { stateRoot: string; remoteUrl: stri
   );
   const line = await new Promise<string>((resolve, reject) => {
     const rl = createInterface({ input: child.stdout! });
-    const timer = setTimeout(() => reject(new Error(`supervisor did not start: ${stderrTail}`)), 20_000);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL'); // never left running behind a failed start
+      reject(new Error(`supervisor did not start within ${opts.readyTimeoutMs ?? 20_000} ms: ${stderrTail}`));
+    }, opts.readyTimeoutMs ?? 20_000);
     rl.once('line', (l) => {
       clearTimeout(timer);
       resolve(l);
@@ -62,13 +75,13 @@ export async function spawnSupervisor(opts: { stateRoot: string; remoteUrl: stri
     baseUrl,
     process: child,
     exited,
-    async call(route, body) {
+    async call(route, body, signal) {
       try {
         const res = await fetch(`${baseUrl}/api/plugins/argus_supervisor/${route}`, {
           method: 'POST',
           headers: { 'content-type': 'application/json', 'x-api-key': CHAOS_API_KEY },
           body: JSON.stringify(body),
-          signal: AbortSignal.timeout(20_000),
+          signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(20_000)]) : AbortSignal.timeout(20_000),
         });
         return { status: res.status, body: await res.json() };
       } catch {
