@@ -153,7 +153,7 @@ describe('a supervisor whose right to host is taken over', () => {
     expect(await kept.right()!.renew()).toMatchObject({ ok: false, code: 'hosting_lost' });
     // No call has been made since: the renewal alone stopped them.
     for (const host of w.supervisor.system!.hosts()) expect(host.running).toBe(false);
-    expect(w.supervisor.health().hosting).toEqual({ owner: false, deposed: true });
+    expect(w.supervisor.health().hosting).toEqual({ owner: false, deposed: true, kind: 'state-root' });
     await expectEveryCallRefused(w);
   });
 

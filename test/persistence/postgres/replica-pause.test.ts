@@ -39,7 +39,7 @@ async function documentRow(campaignId: string): Promise<{ fence: number; text: s
 }
 
 describe('a paused replica', () => {
-  it('SIGSTOP for 2× TTL: the other takes over with a new remote epoch, the parked mutation is refused as stale; SIGCONT: its actor stops, nothing written', async () => {
+  it('SIGSTOP for 2× TTL: the other takes over with a new remote epoch, a mutation at the old epoch is refused as stale; SIGCONT: its actor stops, nothing written', async () => {
     const sim = scope.defer(await startSimulator({ port: 0, pollsPerStage: 1000 }), (x) => x.close());
     const env = async () => envFor({ stateRoot: await tempStateRoot(scope), url: sim.url, apiKey: KEY, extra: { ARGUS_SUPERVISOR_DATABASE_URL: pgf.url(), ARGUS_SUPERVISOR_DATABASE_SCHEMA: pgf.schema, ARGUS_SUPERVISOR_OWNERSHIP_TTL_SECONDS: String(TTL_SECONDS) } });
     const a = await spawnServe(scope, await env(), KEY);
