@@ -39,9 +39,15 @@ export function storedSnapshot(doc: CampaignDocument, environment: HostEnvironme
 
 /** The view, with `hosted_by`; null when the snapshot cannot be restored (the owner reports it). */
 export function storedSummary(doc: CampaignDocument, owner: string | null, deps: StoredSummaryDeps): CampaignSummary | null {
-  const snapshot = storedSnapshot(doc, deps.environment());
-  if (!snapshot) return null;
-  const allowed = () => deps.allowedActions(snapshot);
-  const summary = projectCampaign(factsOf(doc), snapshot, { lastReadAt: null, allowedActions: allowed, readAt: { now: deps.now, allowedActions: allowed } });
-  return Object.assign(summary, { hosted_by: owner });
+  // A document that passed validation but cannot be projected is shown as corrupt (null), never
+  // allowed to fail the whole `list` of every replica.
+  try {
+    const snapshot = storedSnapshot(doc, deps.environment());
+    if (!snapshot) return null;
+    const allowed = () => deps.allowedActions(snapshot);
+    const summary = projectCampaign(factsOf(doc), snapshot, { lastReadAt: null, allowedActions: allowed, readAt: { now: deps.now, allowedActions: allowed } });
+    return Object.assign(summary, { hosted_by: owner });
+  } catch {
+    return null;
+  }
 }
