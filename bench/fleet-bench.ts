@@ -19,7 +19,7 @@ import { createSupervisor } from '../services/runtime/supervisor.js';
 import type { BenchArgs } from './args.js';
 import { benchConfig, createCampaigns, createSteadyTasks, log, round1, round3 } from './bench-setup.js';
 import { firstLine, spawnSimulator } from './sim-child.js';
-import { measure, median, rawSweeper, settle } from './sweep-rounds.js';
+import { measure, median, rawLister, rawSweeper, settle } from './sweep-rounds.js';
 
 /** The goals (issue 23): requests per unchanged beat, and the fleet sweep against the raw floor. */
 export const FLEET_REQUESTS_GOAL = (n: number) => Math.ceil(n / 100) + 1;
@@ -50,9 +50,18 @@ export interface FleetRemoteResult {
   per_task_cpu_vs_raw: number;
   /** Median wall time of the listing alone (pages + catch-up, before the TICKs go out), ms. */
   fleet_list_ms: number;
+  /**
+   * The listing floor: one full listing of the same remote with raw undici (pages of 100 in
+   * sequence, each parsed, nothing else), median ms, and its ratio to the raw GetTask floor.
+   * No client's fleet sweep can beat it: when `list_floor_vs_raw` is above the 0.1 goal, the
+   * goal is out of reach on that remote whatever the supervisor does.
+   */
+  raw_list_floor_ms: number;
+  list_floor_vs_raw: number;
+  fleet_vs_list_floor: number;
   unchanged_ticks: number;
   tick_errors: number;
-  rounds_ms: { fleet: number[]; per_task: number[]; raw: number[] };
+  rounds_ms: { fleet: number[]; per_task: number[]; raw: number[]; raw_list: number[] };
 }
 
 export interface FleetBenchResult {
@@ -114,8 +123,9 @@ async function benchOneRemote(
     log(`${remote}: warm-up sweep ${warm.ticked} ticked, ${warm.errors} errors, listing ${JSON.stringify(fleet.last)}`);
     const raw = rawSweeper(target.rpcUrl, { 'content-type': 'application/json', accept: 'application/json', 'a2a-version': '1.0' }, target.taskIds, args.concurrency);
     const unchanged0 = (await supervisor.metrics.ticks.get()).values.find((v) => v.labels.result === 'unchanged')?.value ?? 0;
-    const rounds = { fleet: [] as number[], per_task: [] as number[], raw: [] as number[] };
-    const cpu = { fleet: [] as number[], per_task: [] as number[], raw: [] as number[] };
+    const lister = rawLister(target.rpcUrl, { 'content-type': 'application/json', accept: 'application/json', 'a2a-version': '1.0' });
+    const rounds = { fleet: [] as number[], per_task: [] as number[], raw: [] as number[], raw_list: [] as number[] };
+    const cpu = { fleet: [] as number[], per_task: [] as number[], raw: [] as number[], raw_list: [] as number[] };
     const listMs: number[] = [];
     const requests: number[] = [];
     let fleetGets = 0;
@@ -137,6 +147,10 @@ async function benchOneRemote(
         const failures = await raw.sweep();
         if (failures) throw new Error(`${failures} raw reads failed`);
       },
+      raw_list: async () => {
+        const listed = await lister.sweep();
+        if (listed.tasks < n) throw new Error(`the raw listing saw ${listed.tasks} of ${n} tasks`);
+      },
     };
     const names = Object.keys(ways) as (keyof typeof ways)[];
     // One unmeasured run of each first (sockets, JIT), then interleaved rounds in rotating order.
@@ -152,9 +166,11 @@ async function benchOneRemote(
         cpu[name].push(m.cpuMs);
         if (name === 'fleet' && fleet.last) listMs.push(fleet.last.listMs);
       }
-      log(`${remote} round ${r + 1}/${args.rounds}: fleet ${Math.round(rounds.fleet[r]!)} ms, per-task ${Math.round(rounds.per_task[r]!)} ms, raw ${Math.round(rounds.raw[r]!)} ms`);
+      log(`${remote} round ${r + 1}/${args.rounds}: fleet ${Math.round(rounds.fleet[r]!)} ms, per-task ${Math.round(rounds.per_task[r]!)} ms, raw ${Math.round(rounds.raw[r]!)} ms, raw list ${Math.round(rounds.raw_list[r]!)} ms`);
     }
     await raw.close();
+    await lister.close();
+    const listFloorMs = median(rounds.raw_list);
     const fleetMs = median(rounds.fleet);
     const perTaskMs = median(rounds.per_task);
     const rawMs = median(rounds.raw);
@@ -180,9 +196,12 @@ async function benchOneRemote(
       fleet_cpu_vs_raw: round3(median(cpu.fleet) / median(cpu.raw)),
       per_task_cpu_vs_raw: round3(median(cpu.per_task) / median(cpu.raw)),
       fleet_list_ms: round1(median(listMs)),
+      raw_list_floor_ms: round1(listFloorMs),
+      list_floor_vs_raw: round3(listFloorMs / rawMs),
+      fleet_vs_list_floor: round3(fleetMs / listFloorMs),
       unchanged_ticks: unchanged,
       tick_errors: tickErrors,
-      rounds_ms: { fleet: rounds.fleet.map(round1), per_task: rounds.per_task.map(round1), raw: rounds.raw.map(round1) },
+      rounds_ms: { fleet: rounds.fleet.map(round1), per_task: rounds.per_task.map(round1), raw: rounds.raw.map(round1), raw_list: rounds.raw_list.map(round1) },
     };
   } finally {
     await supervisor.stop().catch(() => undefined);

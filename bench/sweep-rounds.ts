@@ -98,6 +98,32 @@ export function rawSweeper(rpcUrl: string, headers: Record<string, string>, ids:
   return { sweep, close: () => agent.close() };
 }
 
+/**
+ * One full listing with raw undici: ListTasks pages of 100, one after another (each page's
+ * cursor is in the previous answer), each parsed and nothing else. The fleet sweep cannot be
+ * faster than this: it is the remote's own cost of listing N tasks plus JSON.parse.
+ */
+export function rawLister(rpcUrl: string, headers: Record<string, string>) {
+  const agent = new Agent({ connections: 1, pipelining: 1 });
+  let nextId = 1;
+  const sweep = async (): Promise<{ tasks: number; requests: number }> => {
+    let pageToken: string | undefined;
+    let tasks = 0;
+    let requests = 0;
+    for (;;) {
+      const params = { pageSize: 100, ...(pageToken ? { pageToken } : {}) };
+      const res = await request(rpcUrl, { method: 'POST', dispatcher: agent, headers, body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method: 'ListTasks', params }) });
+      requests++;
+      const reply = JSON.parse(await res.body.text()) as { result?: { tasks?: unknown[]; nextPageToken?: string } };
+      if (res.statusCode !== 200 || !Array.isArray(reply.result?.tasks)) throw new Error(`raw ListTasks answered ${res.statusCode}`);
+      tasks += reply.result.tasks.length;
+      pageToken = reply.result.nextPageToken;
+      if (!pageToken || reply.result.tasks.length === 0) return { tasks, requests };
+    }
+  };
+  return { sweep, close: () => agent.close() };
+}
+
 /** One sweep through the reference SDK client (global fetch under the hood). */
 async function sdkSweeper(url: string, ids: readonly string[], concurrency: number) {
   const client = await new ClientFactory().createFromUrl(`${url}/`);

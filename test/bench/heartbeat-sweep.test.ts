@@ -102,6 +102,22 @@ describe('bench run', () => {
     expect(typeof result.restart_vs_sweep_ok).toBe('boolean');
   });
 
+  it('--fleet: both remotes report the fleet sweep, its requests, and the raw listing floor of the same run', async () => {
+    const { code, stdout, stderr } = await runBuilt(['--campaigns', '150', '--rounds', '1', '--fleet', '--json']);
+    expect(code, stderr).toBe(0);
+    const result = JSON.parse(stdout.trimEnd().split('\n').at(-1)!) as { campaigns: number; remotes: Record<string, unknown>[] };
+    expect(result.campaigns).toBe(150);
+    expect(result.remotes.map((r) => r.remote)).toEqual(['simulator', 'stock-sdk']);
+    for (const remote of result.remotes) {
+      // Two pages and one catch-up for 150 unchanged tasks, and no GetTask at all.
+      expect(remote, String(remote.remote)).toMatchObject({ fleet_requests: 3, fleet_get_requests: 0, tick_errors: 0 });
+      for (const field of ['fleet_sweep_ms', 'raw_get_floor_ms', 'raw_list_floor_ms', 'list_floor_vs_raw', 'fleet_vs_list_floor']) {
+        expect(Number.isFinite(remote[field]) && (remote[field] as number) > 0, `${String(remote.remote)} ${field}`).toBe(true);
+      }
+      expect(remote.list_floor_vs_raw).toBeCloseTo((remote.raw_list_floor_ms as number) / (remote.raw_get_floor_ms as number), 2);
+    }
+  });
+
   it('prints a summary before the JSON line without --json, and exits 2 on a bad argument', async () => {
     const human = await runBuilt(['--campaigns', '5', '--rounds', '1']);
     expect(human.code, human.stderr).toBe(0);
