@@ -14,11 +14,11 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CONTROL_METHODS } from '../../../adapters/a2a/index.js';
 import { selectStoreBackend } from '../../../persistence/postgres/backend.js';
 import { loadConfig } from '../../../services/config/config.js';
-import { DatabaseContextIndex } from '../../../services/runtime/replica-contexts.js';
+import { DatabaseContextIndex, storedHold } from '../../../services/runtime/replica-contexts.js';
 import { createSupervisor, type Supervisor } from '../../../services/runtime/supervisor.js';
 import { startSimulator, type RunningSimulator } from '../../../simulator/index.js';
 import { captureLogs } from '../../fixtures/log-capture.js';
-import { attach, createScope, envFor, tempStateRoot, type Scope } from '../../fixtures/supervisor-harness.js';
+import { attach, createScope, envFor, tempStateRoot, until, type Scope } from '../../fixtures/supervisor-harness.js';
 import { usePostgres } from './support/use-postgres.js';
 
 const pgf = usePostgres();
@@ -264,6 +264,10 @@ describe('context controllers across replicas', () => {
     expect(sim.stats().mutationsApplied.claim).toBe(1);
     expect(claimRequests()).toBe(claimsBefore);
     expect((await rows()).filter((r) => r.context_id === 'shared-context')).toEqual([{ context_id: 'shared-context', campaign_id: 'x0' }]);
+    // The reclaim rule reads a stored chart as it is really saved: x0's says it holds the context, x1's none.
+    const stored = async (id: string) => (await sql('SELECT document FROM campaign_documents WHERE campaign_id = $1', [id])).rows[0]?.document;
+    await until(async () => storedHold(await stored('x0')) === 'shared-context', 'x0 saved controlling', 100, 20);
+    expect(storedHold(await stored('x1'))).toBeNull();
   });
 });
 
