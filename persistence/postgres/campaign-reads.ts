@@ -17,21 +17,44 @@ export interface DocumentElsewhere {
   read: DocumentRead;
 }
 
-/** At most this many documents per read: a bounded answer, whatever the installation's size. */
-export const ELSEWHERE_LIMIT = 10_000;
+/**
+ * Documents per statement. Every read pages through ALL the campaigns hosted elsewhere by id
+ * (keyset: `campaign_id > last`), so no answer is ever silently short, and no one statement
+ * (or the memory it fills) grows with the installation. Pages are separate statements: a
+ * campaign created or removed while a read pages through shows as it was when its page was read.
+ */
+export const ELSEWHERE_PAGE = 5_000;
 
-const ELSEWHERE_SQL = `
-SELECT d.campaign_id, d.document,
-       CASE WHEN o.holder IS NOT NULL AND o.expires_at > now() THEN o.holder END AS owner
-FROM campaign_documents d LEFT JOIN campaign_owner o USING (campaign_id)
-WHERE NOT (d.campaign_id = ANY($1::text[]))
+const OWNER_LIVE = 'CASE WHEN o.holder IS NOT NULL AND o.expires_at > now() THEN o.holder END AS owner';
+const PAGE_WHERE = `WHERE NOT (d.campaign_id = ANY($1::text[])) AND d.campaign_id > $3
 ORDER BY d.campaign_id
 LIMIT $2`;
 
-/** Every campaign document except `hosted` (this replica's own), in id order, bounded. */
-export async function documentsElsewhere(db: Database, hosted: readonly string[], machineVersionKnown?: MachineVersionCheck, limit = ELSEWHERE_LIMIT): Promise<DocumentElsewhere[]> {
-  const { rows } = await db.pool.query<{ campaign_id: string; document: unknown; owner: string | null }>(ELSEWHERE_SQL, [[...hosted], limit]);
-  return rows.map((row) => ({ campaignId: row.campaign_id, owner: row.owner, read: classifyDocument(row.document, row.campaign_id, machineVersionKnown) }));
+const ELSEWHERE_SQL = `
+SELECT d.campaign_id, d.document, ${OWNER_LIVE}
+FROM campaign_documents d LEFT JOIN campaign_owner o USING (campaign_id)
+${PAGE_WHERE}`;
+
+/** Runs one page statement after another until a short page; `onPage` sees each page's rows. */
+async function pages<R extends { campaign_id: string }>(db: Database, sql: string, hosted: readonly string[], pageSize: number, onPage: (rows: R[]) => void): Promise<void> {
+  if (!Number.isInteger(pageSize) || pageSize < 1) throw new Error(`page size must be a positive integer, not ${pageSize}`);
+  // '' sorts before every valid id (ids are never empty).
+  for (let after = ''; ; ) {
+    const { rows } = await db.pool.query<R>(sql, [[...hosted], pageSize, after]);
+    if (rows.length > 0) onPage(rows);
+    if (rows.length < pageSize) return;
+    after = rows[rows.length - 1]!.campaign_id;
+  }
+}
+
+/**
+ * Every campaign document except `hosted` (this replica's own), in id order, a page at a time:
+ * `onPage` gets each page (the caller keeps what it needs, so memory stays one page).
+ */
+export async function eachDocumentElsewhere(db: Database, hosted: readonly string[], onPage: (docs: DocumentElsewhere[]) => void, machineVersionKnown?: MachineVersionCheck, pageSize = ELSEWHERE_PAGE): Promise<void> {
+  await pages<{ campaign_id: string; document: unknown; owner: string | null }>(db, ELSEWHERE_SQL, hosted, pageSize, (rows) =>
+    onPage(rows.map((row) => ({ campaignId: row.campaign_id, owner: row.owner, read: classifyDocument(row.document, row.campaign_id, machineVersionKnown) }))),
+  );
 }
 
 /** A row's version: its `xmin` changes with every write of the document (and only then). */
@@ -42,23 +65,27 @@ export interface DocumentVersion {
 }
 
 const VERSIONS_SQL = `
-SELECT d.campaign_id, d.xmin::text AS version,
-       CASE WHEN o.holder IS NOT NULL AND o.expires_at > now() THEN o.holder END AS owner
+SELECT d.campaign_id, d.xmin::text AS version, ${OWNER_LIVE}
 FROM campaign_documents d LEFT JOIN campaign_owner o USING (campaign_id)
-WHERE NOT (d.campaign_id = ANY($1::text[]))
-ORDER BY d.campaign_id
-LIMIT $2`;
+${PAGE_WHERE}`;
 
-/** Which documents exist besides `hosted`, and their versions, without reading them (bounded). */
-export async function versionsElsewhere(db: Database, hosted: readonly string[], limit = ELSEWHERE_LIMIT): Promise<DocumentVersion[]> {
-  const { rows } = await db.pool.query<{ campaign_id: string; version: string; owner: string | null }>(VERSIONS_SQL, [[...hosted], limit]);
-  return rows.map((row) => ({ campaignId: row.campaign_id, owner: row.owner, version: row.version }));
+/** Which documents exist besides `hosted`, and their versions, without reading them: all of them, paged. */
+export async function versionsElsewhere(db: Database, hosted: readonly string[], pageSize = ELSEWHERE_PAGE): Promise<DocumentVersion[]> {
+  const out: DocumentVersion[] = [];
+  await pages<{ campaign_id: string; version: string; owner: string | null }>(db, VERSIONS_SQL, hosted, pageSize, (rows) => {
+    for (const row of rows) out.push({ campaignId: row.campaign_id, owner: row.owner, version: row.version });
+  });
+  return out;
 }
 
-/** These documents, each with the version read. */
-export async function documentsById(db: Database, ids: readonly string[], machineVersionKnown?: MachineVersionCheck): Promise<{ campaignId: string; version: string; read: DocumentRead }[]> {
-  const { rows } = await db.pool.query<{ campaign_id: string; version: string; document: unknown }>('SELECT campaign_id, xmin::text AS version, document FROM campaign_documents WHERE campaign_id = ANY($1::text[])', [[...ids]]);
-  return rows.map((row) => ({ campaignId: row.campaign_id, version: row.version, read: classifyDocument(row.document, row.campaign_id, machineVersionKnown) }));
+/** These documents, each with the version read (`pageSize` ids per statement). */
+export async function documentsById(db: Database, ids: readonly string[], machineVersionKnown?: MachineVersionCheck, pageSize = ELSEWHERE_PAGE): Promise<{ campaignId: string; version: string; read: DocumentRead }[]> {
+  const out: { campaignId: string; version: string; read: DocumentRead }[] = [];
+  for (let at = 0; at < ids.length; at += pageSize) {
+    const { rows } = await db.pool.query<{ campaign_id: string; version: string; document: unknown }>('SELECT campaign_id, xmin::text AS version, document FROM campaign_documents WHERE campaign_id = ANY($1::text[])', [ids.slice(at, at + pageSize)]);
+    for (const row of rows) out.push({ campaignId: row.campaign_id, version: row.version, read: classifyDocument(row.document, row.campaign_id, machineVersionKnown) });
+  }
+  return out;
 }
 
 /** One campaign's document (null: no such campaign), for the events a notice names. */

@@ -97,7 +97,7 @@ export function stateRootMode(p: { root: string; ownership: Ownership; injected:
 export function replicaMode(p: Omit<ReplicaHostingDeps, 'logger'> & { logger: Logger; client: () => A2AClient | null; reads: Pick<ReplicaReadsDeps, 'readModel' | 'summaries'>; renewed?: (ms: number, answered: boolean) => void }): HostingMode & { gate: ReplicaHosting; reads: ReplicaReads } {
   const remotes = new Map<string, A2AClient>();
   p.backend.ownership.onBeat((ms, answered) => p.renewed?.(ms, answered));
-  const contexts = new DatabaseContextIndex(p.backend.db, p.logger);
+  const contexts = new DatabaseContextIndex(p.backend.db, p.backend.ownership, p.logger);
   // A campaign that leaves is settled afresh by whichever replica hosts it next (and here, if it comes back).
   const gate = new ReplicaHosting({ ...p, left: (id) => (remotes.delete(id), contexts.forget(id), p.left(id)) });
   // `open`: once the gate is released (relay and pool closed), nothing more is read.

@@ -5,43 +5,100 @@
  * answers from it; it rejects when the database cannot tell, and the claim fails closed
  * (`io_failed`, nothing sent). `settle` (the views, as each chart moves) is synchronous for its
  * callers and written behind them, in order per campaign: a `hold` of that campaign waits for
- * its pending settles first. A settle that fails is logged and forgotten, so the next one of
- * that campaign is written again; the row is the campaign's fact, so whichever replica hosts the
- * campaign next settles it again from the restored chart.
+ * its pending settles first.
+ *
+ * Both are fenced by the campaign's right (persistence/postgres/context-controllers.ts): a settle
+ * carries the fence this replica held when the chart moved, so one from a tenure that is over
+ * (the campaign moved to another replica) is refused and dropped — the campaign's new host
+ * settles it from its restored chart. A settle the database did not take is tried again, a
+ * bounded number of times (SETTLE_RETRY_MS), unless a newer settle of the campaign replaced it;
+ * after the last attempt it is logged (`context_settle_failed`) and the campaign's next change
+ * writes it again. A row left behind anyway (its tenure ended before it could be settled) is
+ * reclaimed by another campaign's hold under the rule stated in context-controllers.ts.
  * @module
  */
 import type { Logger } from '../../adapters/logger.js';
 import type { Database } from '../../persistence/postgres/database.js';
-import { holdContext, settleContext } from '../../persistence/postgres/context-controllers.js';
+import { ContextFenceStale, holdContext, settleContext, type ContextWriter } from '../../persistence/postgres/context-controllers.js';
 import { describeError } from '../../persistence/store-errors.js';
-import type { ContextIndex } from '../authority/context-index.js';
+import { heldContext, type ContextIndex } from '../authority/context-index.js';
+
+/** Pauses before each retry of a settle the database did not take (about 5 s in all). */
+export const SETTLE_RETRY_MS: readonly number[] = [100, 400, 1_500, 3_000];
+
+/**
+ * The context a stored document's chart holds (the reclaim rule's part b): undefined when it
+ * cannot tell (no readable snapshot, or claiming), so an unreadable chart never loses its context.
+ */
+export function storedHold(document: unknown): string | null | undefined {
+  const snapshot = (document as { machine?: { snapshot?: unknown } } | null)?.machine?.snapshot;
+  if (snapshot === null || typeof snapshot !== 'object' || !('value' in snapshot)) return undefined;
+  try {
+    return heldContext(snapshot as Parameters<typeof heldContext>[0]);
+  } catch {
+    return undefined;
+  }
+}
+
+export interface DatabaseContextIndexOptions {
+  /** Default SETTLE_RETRY_MS (tests shorten it). */
+  retryMs?: readonly number[];
+}
 
 export class DatabaseContextIndex implements ContextIndex {
   /** Per campaign: the last value written (or being written), and the chain of its writes. */
   private readonly written = new Map<string, string | null>();
   private readonly chains = new Map<string, Promise<void>>();
+  private readonly retryMs: readonly number[];
 
-  constructor(private readonly db: Database, private readonly logger: Logger) {}
+  constructor(private readonly db: Database, private readonly writer: ContextWriter, private readonly logger: Logger, options: DatabaseContextIndexOptions = {}) {
+    this.retryMs = options.retryMs ?? SETTLE_RETRY_MS;
+  }
 
   async hold(contextId: string, campaignId: string): Promise<string | null> {
     await this.chains.get(campaignId);
-    const holder = await holdContext(this.db, contextId, campaignId);
-    if (holder === null) this.written.set(campaignId, contextId);
-    return holder;
+    const answer = await holdContext(this.db, this.writer, contextId, campaignId, storedHold);
+    if (answer.reclaimedFrom !== undefined) {
+      this.logger.warn({ campaignId, contextId, code: 'context_reclaimed', from: answer.reclaimedFrom }, 'a context left held by a campaign that no longer holds it was taken over');
+    }
+    if (answer.holder === null) this.written.set(campaignId, contextId);
+    return answer.holder;
   }
 
   settle(campaignId: string, contextId: string | null): void {
     if (this.written.has(campaignId) && this.written.get(campaignId) === contextId) return;
     this.written.set(campaignId, contextId);
+    // The right the chart moved under: a write that outlives it is refused, never applied.
+    const fence = this.writer.fenceFor(campaignId);
     const previous = this.chains.get(campaignId) ?? Promise.resolve();
-    const next = previous.then(() =>
-      settleContext(this.db, campaignId, contextId).catch((error: unknown) => {
-        if (this.written.get(campaignId) === contextId) this.written.delete(campaignId);
-        this.logger.warn({ campaignId, code: 'context_settle_failed', reason: describeError(error) }, 'which context the campaign controls could not be written; the next change writes it again');
-      }),
-    );
+    const next = previous.then(() => this.write(campaignId, contextId, fence));
     this.chains.set(campaignId, next);
     void next.finally(() => this.chains.get(campaignId) === next && this.chains.delete(campaignId));
+  }
+
+  private async write(campaignId: string, contextId: string | null, fence: number | null): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await settleContext(this.db, this.writer, campaignId, contextId, fence);
+        return;
+      } catch (error) {
+        const superseded = this.written.get(campaignId) !== contextId;
+        if (error instanceof ContextFenceStale) {
+          if (!superseded) this.written.delete(campaignId);
+          this.logger.info({ campaignId, code: 'context_settle_refused', reason: error.message }, 'which context the campaign controls was not written: this replica no longer holds that right (its new host settles it)');
+          return;
+        }
+        if (superseded) return;
+        const pause = this.retryMs[attempt];
+        if (pause === undefined) {
+          this.written.delete(campaignId);
+          this.logger.warn({ campaignId, code: 'context_settle_failed', attempts: attempt + 1, reason: describeError(error) }, 'which context the campaign controls could not be written; the next change writes it again');
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, pause));
+        if (this.written.get(campaignId) !== contextId) return;
+      }
+    }
   }
 
   /**

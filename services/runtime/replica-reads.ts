@@ -21,7 +21,7 @@
 import type { Logger } from '../../adapters/logger.js';
 import type { MachineVersionCheck } from '../../persistence/document-db.js';
 import type { Database } from '../../persistence/postgres/database.js';
-import { documentOf, documentsById, documentsElsewhere, versionsElsewhere } from '../../persistence/postgres/campaign-reads.js';
+import { documentOf, documentsById, eachDocumentElsewhere, ELSEWHERE_PAGE, versionsElsewhere } from '../../persistence/postgres/campaign-reads.js';
 import type { EventsNotice } from '../../persistence/postgres/relay-events.js';
 import { describeError } from '../../persistence/store-errors.js';
 import { corruptSummary, eventViews } from '../api/campaign-projection.js';
@@ -45,6 +45,8 @@ export interface ReplicaReadsDeps {
   logger: Logger;
   /** Default CATCH_UP_PER_CAMPAIGN. */
   catchUpPerCampaign?: number;
+  /** Documents per statement when paging through every other campaign (default ELSEWHERE_PAGE; tests). */
+  pageSize?: number;
 }
 
 export interface EventsSource {
@@ -88,18 +90,20 @@ export class ReplicaReads {
   }
 
   /**
-   * The views of every campaign another replica hosts (or none does now), in id order. Only the
+   * The views of every campaign another replica hosts (or none does now), in id order: all of
+   * them, read a page at a time (never cut short at a page size). Only the
    * documents written since the last `list` are read and projected again (by row version); the
    * others' views are kept, and judged at read time as every view is (a lease's expiry).
    */
   async elsewhere(): Promise<CampaignSummary[]> {
-    const versions = await versionsElsewhere(this.deps.db, this.deps.hosted());
+    const pageSize = this.deps.pageSize ?? ELSEWHERE_PAGE;
+    const versions = await versionsElsewhere(this.deps.db, this.deps.hosted(), pageSize);
     // A view is projected with this process's environment (what the rules allow): a new one (discovery answered) re-projects all.
     const environment = JSON.stringify(this.deps.summaries.environment());
     if (environment !== this.viewsEnvironment) this.views.clear();
     this.viewsEnvironment = environment;
     const stale = versions.filter((v) => this.views.get(v.campaignId)?.version !== v.version).map((v) => v.campaignId);
-    for (const row of stale.length > 0 ? await documentsById(this.deps.db, stale, this.deps.machineVersionKnown) : []) {
+    for (const row of stale.length > 0 ? await documentsById(this.deps.db, stale, this.deps.machineVersionKnown, pageSize) : []) {
       const summary = (row.read.ok ? storedSummary(row.read.doc, null, this.deps.summaries) : null) ?? corruptSummary(row.campaignId);
       this.views.set(row.campaignId, { version: row.version, summary });
     }
@@ -151,11 +155,15 @@ export class ReplicaReads {
   /** Every other campaign's latest events, again (after a reconnect, and at start). */
   private async catchUp(): Promise<void> {
     try {
-      const rows = await documentsElsewhere(this.deps.db, this.deps.hosted(), this.deps.machineVersionKnown);
-      const events: PublicEventView[] = [];
-      for (const row of rows) if (row.read.ok) events.push(...eventViews(row.read.doc.outbox.events.slice(-(this.deps.catchUpPerCampaign ?? CATCH_UP_PER_CAMPAIGN))));
-      events.sort((a, b) => (a.at === b.at ? a.id.localeCompare(b.id) : a.at.localeCompare(b.at)));
-      this.append(events.slice(-FEED_LIMIT));
+      let events: PublicEventView[] = [];
+      const latest = (docs: Parameters<Parameters<typeof eachDocumentElsewhere>[2]>[0]) => {
+        for (const row of docs) if (row.read.ok) events.push(...eventViews(row.read.doc.outbox.events.slice(-(this.deps.catchUpPerCampaign ?? CATCH_UP_PER_CAMPAIGN))));
+        // Only the feed's size is ever shown: kept per page, so memory stays bounded however many campaigns.
+        events.sort((a, b) => (a.at === b.at ? a.id.localeCompare(b.id) : a.at.localeCompare(b.at)));
+        events = events.slice(-FEED_LIMIT);
+      };
+      await eachDocumentElsewhere(this.deps.db, this.deps.hosted(), latest, this.deps.machineVersionKnown, this.deps.pageSize ?? ELSEWHERE_PAGE);
+      this.append(events);
     } catch (error) {
       if (this.deps.open()) this.deps.logger.warn({ code: 'events_read_failed', reason: describeError(error) }, 'public events of campaigns other replicas host could not be read again; the next notice or reconnect tries again');
     }

@@ -30,6 +30,10 @@ export interface SupervisorRequestsDeps {
 
 type Door = RelayedCommand['door'];
 
+/** A lost create race asks the creator's replica this many times, this far apart (about 5 s in all). */
+const LOST_CREATE_ATTEMPTS = 25;
+const LOST_CREATE_PAUSE_MS = 200;
+
 const fail = (error: ApiError): ApiResult<never> => ({ ok: false, error });
 
 /** Turns a failure thrown from deep inside an operation back into its answer. */
@@ -78,9 +82,30 @@ export class SupervisorRequests {
     if (!deps) return fail(apiError('invalid_request', 'The supervisor is not started.'));
     const key = options.idempotencyKey;
     if (req.action === 'create' && key !== undefined) {
-      return answering(() => this.deps.gate.idempotent(req.campaign_id, key, { route: 'campaigns', body: req }, (keep) => answering(() => campaignsRoute(deps, req, keep))));
+      const answer = await answering(() => this.deps.gate.idempotent(req.campaign_id, key, { route: 'campaigns', body: req }, (keep) => answering(() => campaignsRoute(deps, req, keep))));
+      return options.relayed ? answer : this.afterLostCreate(req.campaign_id, req, key, answer);
     }
     return answering(() => campaignsRoute(deps, req));
+  }
+
+  /**
+   * Replicas: a create that found nobody hosting the campaign, then lost the claim to another
+   * replica creating it at the same moment (same key through two replicas), answers as one
+   * process would for that key: the creator's answer, from its gate (the replay, or
+   * `mutation_in_progress` while the creator still runs it). Until the creator's actor is up its
+   * replica answers `owner_unavailable`; asked again, a bounded number of times.
+   */
+  private async afterLostCreate(campaignId: string, body: unknown, key: string, answer: ApiResult<unknown>): Promise<ApiResult<unknown>> {
+    const forward = this.deps.hosting.forward;
+    if (answer.ok || answer.error.code !== 'campaign_exists' || !forward) return answer;
+    for (let attempt = 1; ; attempt++) {
+      const relayed = await forward.call(this.deps.hosting, { door: 'campaigns', campaignId, body, idempotencyKey: key });
+      // null: hosted here now (or by nobody): this replica's own answer stands.
+      if (relayed === null) return answer;
+      // Still unavailable after the last attempt: that answer (it says to retry with the same key).
+      if (relayed.ok || relayed.error.code !== 'owner_unavailable' || attempt >= LOST_CREATE_ATTEMPTS) return relayed;
+      await new Promise((resolve) => setTimeout(resolve, LOST_CREATE_PAUSE_MS));
+    }
   }
 
   /** One mutation per campaign at a time is the chart's own rule (`noMutationInFlight`): no slot here. */

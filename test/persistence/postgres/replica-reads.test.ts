@@ -12,6 +12,7 @@ import type { CampaignSummary, PublicEventView } from '../../../services/api/rea
 import { createReadModel } from '../../../services/api/read-model.js';
 import { loadConfig } from '../../../services/config/config.js';
 import { ReplicaReads } from '../../../services/runtime/replica-reads.js';
+import { versionsElsewhere } from '../../../persistence/postgres/campaign-reads.js';
 import { NO_ENVIRONMENT } from '../../../machines/campaign.types.js';
 import { createSupervisor, type Supervisor } from '../../../services/runtime/supervisor.js';
 import { startSimulator, type RunningSimulator } from '../../../simulator/index.js';
@@ -143,6 +144,48 @@ describe('any replica answers any campaign: events and reads', () => {
     expect(ids(g0()).sort()).toEqual(ids(saved).sort());
     const all = ids(readModel.getSnapshot().context.events);
     expect(new Set(all).size).toBe(all.length);
+    reads.detach();
+  });
+
+  it('list pages through every campaign hosted elsewhere (never cut at a page size); the catch-up reads every page too', async () => {
+    const sim = scope.defer(await startSimulator({ port: 0, pollsPerStage: 1 }), (x) => x.close());
+    const b = await replica(scope, sim);
+    const tasks = sim.createTasks(7);
+    const names = tasks.map((_, i) => `p${i}`);
+    for (const [i, id] of names.entries()) await attach(b.supervisor, id, tasks[i]!);
+    const lacking = () => names.filter((id) => feedOf(b, id).length === 0);
+    await until(async () => {
+      for (const id of lacking()) await observe(b.supervisor, id);
+      return lacking().length === 0;
+    }, 'a public event of every campaign on B', 40, 10);
+    const db = await pgf.db();
+    // Every document in this file's schema (earlier tests' campaigns too), in the database's id order.
+    const every = (await db.pool.query<{ campaign_id: string }>('SELECT campaign_id FROM campaign_documents ORDER BY campaign_id')).rows.map((r) => r.campaign_id);
+    const others = every.filter((id) => id !== 'p1');
+    expect(others.length).toBeGreaterThan(6);
+    // The read itself, a page of 3 at a time: all the others, in id order (a limit would stop at 3).
+    expect((await versionsElsewhere(db, ['p1'], 3)).map((v) => v.campaignId)).toEqual(others);
+    expect((await versionsElsewhere(db, [], 7)).map((v) => v.campaignId)).toEqual(every);
+    await expect(versionsElsewhere(db, [], 0)).rejects.toThrow('page size');
+
+    const readModel = createReadModel();
+    const reads = new ReplicaReads({
+      db,
+      readModel,
+      hosted: () => ['p1'],
+      open: () => true,
+      summaries: { environment: () => NO_ENVIRONMENT, allowedActions: () => [], now: () => new Date() },
+      logger: captureLogs().logger,
+      catchUpPerCampaign: 1,
+      pageSize: 2,
+    });
+    const listed = await reads.elsewhere();
+    expect(listed.map((c) => c.campaign_id)).toEqual(others);
+    expect(listed.filter((c) => c.campaign_id.startsWith('p')).every((c) => c.hosted_by === b.backend.ownership.holder)).toBe(true);
+    reads.heard({ kind: 'gap' });
+    await reads.settled();
+    const fed = new Set(readModel.getSnapshot().context.events.map((e) => e.campaign_id));
+    expect(names.filter((id) => !fed.has(id))).toEqual(['p1']);
     reads.detach();
   });
 });
