@@ -45,6 +45,8 @@ export interface SoakResult {
   failed_reads: number;
   /** Leases the remote no longer showed as ours (expired or taken over) with no CONTROL_LOST within the grace beats. */
   silent_lapses: number;
+  /** The first few silent lapses as the campaign saw them (what to look at when the count is not 0). */
+  silent_lapse_samples: Record<string, unknown>[];
   lost_with_control_lost: number;
   takeovers: number;
   material_changes: number;
@@ -113,6 +115,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakResult> {
     tick_errors: 0,
     failed_reads: 0,
     silent_lapses: 0,
+    silent_lapse_samples: [],
     lost_with_control_lost: 0,
     takeovers: 0,
     material_changes: 0,
@@ -196,6 +199,21 @@ export async function runSoak(opts: SoakOptions): Promise<SoakResult> {
         } else if (beat - since >= GRACE_BEATS) {
           settled.add(id);
           result.silent_lapses++;
+          if (result.silent_lapse_samples.length < 5) {
+            const snapshot = supervisor.system?.host(id)?.getSnapshot();
+            const remoteLease = sim.lease(contextOf.get(id)!);
+            result.silent_lapse_samples.push({
+              campaign: id,
+              beat,
+              lapsed_at_beat: since,
+              state: snapshot ? JSON.stringify(snapshot.value) : 'not hosted',
+              read_failures: snapshot?.context.readFailures ?? null,
+              last_error: snapshot?.context.lastErrorCode ?? null,
+              local_epoch: snapshot?.context.lease?.epoch ?? null,
+              remote_lease: remoteLease ? { holder: remoteLease.holder === config.controllerId ? 'us' : remoteLease.holder, epoch: remoteLease.epoch, expiresAt: remoteLease.expiresAt } : null,
+            });
+            say(`silent lapse: ${JSON.stringify(result.silent_lapse_samples.at(-1))}`);
+          }
         }
       }
       if (beat === 100 || beat === sweeps) memory(String(beat));
