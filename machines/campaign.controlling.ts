@@ -3,12 +3,14 @@
  * (LEASE_RENEW_MARGIN_MS before expiry) past which the lease is given up; a mutation goes verify → journal →
  * relay, each step an invoked effect whose answer a named guard judges. Leaving, by any arrow,
  * drops the local lease copy. A takeover by another replica (HOSTING_TAKEN_OVER) rotates the
- * epoch before anything else: `rotating` reads the lease back and claims again, or gives control up.
+ * epoch before anything else: `rotating` reads the lease back, `reclaiming` claims again
+ * (campaign.rotating.ts), or control is given up.
  * @module
  */
 import { and } from 'xstate';
 import { renewalDeadlineOf } from './campaign.guards.js';
 import { AUTHORITY, campaignSetup, EFFECT_IN_FLIGHT, PAUSED, relayCode, rulesOf } from './campaign.setup.js';
+import { rotationStates } from './campaign.rotating.js';
 
 export const controllingState = campaignSetup.createStateConfig({
   initial: 'ready',
@@ -27,37 +29,20 @@ export const controllingState = campaignSetup.createStateConfig({
         LEASE_READBACK: { guard: 'readbackShowsLeaseLost', target: `${AUTHORITY}.control-lost`, actions: { type: 'noteError', params: { code: 'lease_lost_readback' } } },
         LEASE_LAPSED: { guard: 'leaseLapsed', target: `${AUTHORITY}.control-lost`, actions: { type: 'noteError', params: { code: 'lease_lapsed' } } },
         PAUSE: { target: PAUSED },
-        // Only `ready` hears it: a snapshot is saved only when quiescent, so a campaign just
-        // taken over was restored here (or out of controlling altogether: nothing to rotate).
-        HOSTING_TAKEN_OVER: { target: 'rotating' },
+        // Only `ready` hears it: a snapshot is saved only when quiescent, and every other
+        // substate is an effect in flight, so a campaign just taken over in `controlling` was
+        // restored here, whatever its attention region (awaiting-review included). `paused` holds
+        // no lease (leaving controlling drops it). In doubt: ambiguous-intent (campaign.machine.ts).
+        HOSTING_TAKEN_OVER: [
+          // Too late to claim again in time: given up, as TICK does.
+          { guard: 'leaseRenewalDeadlinePassed', target: `${AUTHORITY}.control-lost`, actions: { type: 'noteError', params: { code: 'lease_renewal_deadline' } } },
+          { target: 'rotating' },
+        ],
       },
     },
     // The previous host may still hold our epoch: nothing is renewed or mutated with it until
     // the remote has granted a greater one (or control is given up).
-    rotating: {
-      tags: EFFECT_IN_FLIGHT,
-      invoke: {
-        id: 'rotateLease',
-        src: 'rotateLease',
-        input: ({ context }) => ({
-          campaignId: context.campaignId,
-          contextId: context.lease?.contextId ?? '',
-          epoch: context.lease?.epoch ?? -1,
-          ttlSeconds: context.lease?.ttlSeconds ?? 0,
-        }),
-        onDone: [
-          {
-            guard: { type: 'rotationConfirmed', params: ({ event }) => ({ output: event.output }) },
-            target: 'ready',
-            actions: { type: 'adoptRotation', params: ({ event }) => ({ output: event.output }) },
-          },
-          // Another holder, another epoch, no lease, or a rotation that could not be completed
-          // (a claim whose answer was lost may have granted an epoch we do not know): give control up.
-          { target: `${AUTHORITY}.control-lost`, actions: { type: 'noteError', params: ({ event }) => ({ code: event.output.code ?? 'lease_lost_readback' }) } },
-        ],
-        onError: { target: `${AUTHORITY}.control-lost`, actions: { type: 'noteError', params: { code: 'epoch_rotation_failed' } } },
-      },
-    },
+    ...rotationStates('ready', `${AUTHORITY}.control-lost`, 'adoptRotation'),
     renewing: {
       tags: EFFECT_IN_FLIGHT,
       invoke: {

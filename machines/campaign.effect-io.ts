@@ -123,23 +123,25 @@ export interface ReadLeaseOutput {
 }
 
 /**
- * A replica took this campaign over (issue 22 part 4): the lease is read back, and while it still
- * shows our controller at our epoch it is claimed again, so the remote grants a greater epoch and
- * refuses the one the previous host may still send with.
+ * The claim step of a takeover's rotation (issue 22 part 4), sent only after the chart judged the
+ * readback before it (`rotationMayClaim`): claim again, so the remote grants a greater epoch and
+ * refuses the one the previous host may still send with, then read the lease back.
  */
 export interface RotateLeaseInput {
   campaignId: string;
   contextId: string;
   epoch: number;
   ttlSeconds: number;
+  /** The readback the chart judged before the claim, handed back in the output as it was. */
+  before: LeaseReadback | null;
 }
 export interface RotateLeaseOutput {
-  /** The lease before the claim (null: none, or unreadable). */
+  /** The lease before the claim, as the chart judged it (null: none, or unreadable). */
   before: LeaseReadback | null;
   /** The claim's grant, and the readback taken after it (both null unless the claim was sent and answered). */
   claimed: LeaseReadback | null;
   readback: LeaseReadback | null;
-  /** Null when rotated; else why not: `lease_lost_readback` (another holder, another epoch, none) or the remote's code. */
+  /** Null when both answered; else the remote's code, or `epoch_rotation_failed` (a call that did not answer). */
   code: string | null;
 }
 

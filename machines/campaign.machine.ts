@@ -10,7 +10,8 @@
  * - Claim is only ever an explicit operator event, confirmed by a readback that shows us.
  * - Losing the lease enters `control-lost`, which emits CONTROL_LOST exactly once (on entry).
  * - An ambiguous relay enters `ambiguous-intent`; only a readback by request id leaves it, and
- *   it leaves to `observing` (never back to control, never a resend).
+ *   it leaves to `observing` (never back to control, never a resend). A takeover in doubt first
+ *   rotates the epoch the intent was sent under (campaign.rotating.ts), and stays in doubt.
  * - Snapshots are persisted only when no effect is in flight (`isQuiescent`): XState re-runs an
  *   in-flight promise actor on restore, and a relay must never run twice. A status read is not
  *   such an effect: a snapshot written mid-read restores in `heartbeat.idle` and the next TICK
@@ -23,6 +24,7 @@ import { sendTo } from 'xstate';
 import { initialArgusMemory } from './campaign.argus.js';
 import { attentionState } from './campaign.attention.js';
 import { controllingState } from './campaign.controlling.js';
+import { rotationStates } from './campaign.rotating.js';
 import { AUTHORITY, ATTENTION, CLOSED, campaignSetup, EFFECT_IN_FLIGHT, PAUSED, rulesOf } from './campaign.setup.js';
 import { DEFAULT_CONTROLLER_ID, DEFAULT_MAX_ATTEMPTS, MAX_ATTEMPTS_BOUNDS, NO_ENVIRONMENT, type CampaignContext, type CampaignInput } from './campaign.types.js';
 
@@ -130,7 +132,23 @@ export const campaignMachine = campaignSetup.createMachine({
               // Already in doubt: record, but do not re-enter (no second emission).
               on: { INTENT_IN_DOUBT: { actions: 'adoptIntentInDoubt' } },
               states: {
-                unresolved: { on: { RESOLVE_INTENT: { target: 'resolving' }, PAUSE: { target: PAUSED } } },
+                unresolved: {
+                  on: {
+                    RESOLVE_INTENT: { target: 'resolving' },
+                    PAUSE: { target: PAUSED },
+                    // A takeover in doubt: the previous host's request may still be in flight at
+                    // the epoch we held, so the remote is made to refuse it (while it still shows
+                    // that hold) before the readback by request id can say `not_applied`.
+                    HOSTING_TAKEN_OVER: { guard: 'inDoubtUnderHold', target: 'rotating' },
+                  },
+                },
+                // Back to `unresolved` whatever the rotation found: the intent is still in doubt
+                // and only its readback settles it (never a resend). A rotation that could not be
+                // done (another holder, no lease, too late, no answer) leaves its code, and the
+                // operator resolves as always: a lease already gone from us fences the old epoch
+                // too, while an unreachable remote could not have been asked to refuse it anyway.
+                // Giving up here (control-lost) would drop the intent's only way out.
+                ...rotationStates('unresolved', 'unresolved', 'adoptRotationInDoubt'),
                 resolving: {
                   tags: EFFECT_IN_FLIGHT,
                   invoke: {

@@ -12,7 +12,7 @@ export interface CampaignStates {
   authority: string;
   /** idle | awaiting-review | needs-you (the attention before a pause, when paused) */
   attention: string;
-  /** Inside controlling or ambiguous-intent: ready | renewing | verifying | journaling | relaying | unresolved | resolving. */
+  /** Inside controlling or ambiguous-intent: ready | renewing | rotating | reclaiming | verifying | journaling | relaying | unresolved | resolving. */
   step: string | null;
   /** idle | reading (null when paused or closed). */
   heartbeat: string | null;

@@ -109,7 +109,8 @@ export const RESOLVE_RULES: readonly Rule<EventOf<'RESOLVE_INTENT'>>[] = [
   open,
   running,
   { where: 'inDoubt', code: 'intent_not_found', holds: (s: StateProbe) => s.authority === 'ambiguous-intent' },
-  { where: 'notResolving', code: 'effect_in_flight', holds: (s: StateProbe) => s.step !== 'resolving' },
+  // Not while its readback, or a takeover's rotation before it, is in flight.
+  quiet,
 ];
 
 /** The remote-only rows of an answer hold trivially for an Argus question. */

@@ -10,7 +10,7 @@ import { campaignActors } from './campaign.actors.js';
 import * as rule from './campaign.guards.js';
 import { decisionGuards, decisionSteps as steps, run } from './campaign.decide.setup.js';
 import { guardsOf, operatorGuards } from './campaign.rules.js';
-import { rotatedLease, rotationGuards } from './campaign.rotation.js';
+import { rotatedInDoubt, rotatedLease, rotationGuards } from './campaign.rotation.js';
 import type {
   CampaignContext,
   CampaignEmitted,
@@ -74,7 +74,9 @@ export const campaignSetup = setup({
     ...operatorGuards(),
     intentOpen: ({ context }: G) => context.pendingIntent !== null,
     leaseDueForRenewal: on('TICK', (c, e) => rule.leaseDueForRenewal(c.lease, e.now, c.environment.cadenceMs)),
-    leaseRenewalDeadlinePassed: on('TICK', (c, e) => rule.leaseRenewalDeadlinePassed(c.lease, e.now)),
+    // On a TICK, and on a takeover: a lease that can no longer be renewed in time is not rotated either.
+    leaseRenewalDeadlinePassed: ({ context, event }: G) =>
+      (event.type === 'TICK' || event.type === 'HOSTING_TAKEN_OVER') && rule.leaseRenewalDeadlinePassed(context.lease, event.now),
     readDue: on('TICK', (c, e) => rule.readDue(c, e.now)),
     environmentChanged: on('ENVIRONMENT', (c, e) => rule.environmentChanged(c.environment, e.environment)),
     readbackShowsLeaseLost: on('LEASE_READBACK', (c, e) => rule.readbackShowsLeaseLost(c, e.readback, e.requestedAt)),
@@ -118,6 +120,8 @@ export const campaignSetup = setup({
     }),
     /** A takeover's rotation: the greater epoch the remote granted is our hold from now on. */
     adoptRotation: assign(({ context }, params: { output: RotateLeaseOutput }) => rotatedLease(context, params.output)),
+    /** The same in doubt: no control comes back, the greater epoch is only the last we held. */
+    adoptRotationInDoubt: assign((_, params: { output: RotateLeaseOutput }) => rotatedInDoubt(params.output)),
     /** The process's facts changed (discovery answered, Argus's runtime came or went). */
     adoptEnvironment: assign(({ event }) => (event.type === 'ENVIRONMENT' ? { environment: event.environment } : {})),
     /** A renewal extends the hold we have (same epoch, same `heldSince`). */

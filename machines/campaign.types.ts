@@ -251,6 +251,8 @@ export interface LeaseLapsedEvent {
  */
 export interface HostingTakenOverEvent {
   type: 'HOSTING_TAKEN_OVER';
+  /** The runtime's clock: a lease past its renewal deadline is given up, not rotated. */
+  now: string;
 }
 
 export type OperatorEvent =

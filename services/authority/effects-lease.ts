@@ -19,7 +19,6 @@ import type {
   RotateLeaseInput,
   RotateLeaseOutput,
 } from '../../machines/campaign.types.js';
-import { readbackShowsOurLease } from '../../machines/campaign.guards.js';
 import { REMOTE_NOT_CONFIGURED, remoteOf, type AuthorityPorts } from './authority-ports.js';
 
 /** The remote's lease as a readback stamped with the instant its answer arrived. */
@@ -102,7 +101,7 @@ export function createLeaseEffects(deps: AuthorityPorts) {
     return { lease: toReadback(renewed.value.lease, deps.now()), code: null };
   });
 
-  /** `leaseGet` right before a mutation is journaled: a readback from an earlier tick is never fresh. */
+  /** `leaseGet` right before a mutation is journaled (a readback from an earlier tick is never fresh), and a takeover's readback before it claims again. */
   const readLease = fromPromise<ReadLeaseOutput, ReadLeaseInput>(async ({ input }) => {
     const remote = remoteOf(deps, input.campaignId);
     if (!remote) return { readback: null, code: REMOTE_NOT_CONFIGURED };
@@ -112,27 +111,24 @@ export function createLeaseEffects(deps: AuthorityPorts) {
   });
 
   /**
-   * After a takeover (issue 22 part 4): read the lease back; only while it still shows our
-   * controller at the epoch we hold, claim again (the remote grants a greater epoch, so it
-   * refuses the one the previous host may still send with), then read it back once more. Any
-   * other holder or epoch, or no lease, is `lease_lost_readback`; a call that did not answer is
-   * `epoch_rotation_failed` (a claim whose answer was lost may have granted an epoch unknown
-   * to us). The chart judges the answer; nothing is sent with the old epoch here.
+   * The claim step of a takeover's rotation (issue 22 part 4), entered only once the chart judged
+   * the readback before it (`rotationMayClaim`): claim again (the remote grants a greater epoch,
+   * so it refuses the one the previous host may still send with), then read the lease back. It
+   * reports what the remote said and judges nothing: a claim refused as held elsewhere is
+   * `lease_lost_readback` (as on any readback that shows another holder), a
+   * call that did not answer is `epoch_rotation_failed` (a claim whose answer was lost may have
+   * granted an epoch unknown to us). The readback the chart judged comes back as `before`.
    */
   const rotateLease = fromPromise<RotateLeaseOutput, RotateLeaseInput>(async ({ input }) => {
-    const answer = (code: string | null, before: RotateLeaseOutput['before'] = null, claimed: RotateLeaseOutput['claimed'] = null, readback: RotateLeaseOutput['readback'] = null): RotateLeaseOutput => ({ before, claimed, readback, code });
+    const answer = (code: string | null, claimed: RotateLeaseOutput['claimed'] = null, readback: RotateLeaseOutput['readback'] = null): RotateLeaseOutput => ({ before: input.before, claimed, readback, code });
     const remote = remoteOf(deps, input.campaignId);
     if (!remote) return answer(REMOTE_NOT_CONFIGURED);
-    const first = await remote.control.leaseGet({ contextId: input.contextId });
-    if (!first.ok) return answer('epoch_rotation_failed');
-    const before = toReadback(first.value.lease, deps.now());
-    if (!readbackShowsOurLease(controllerId, input.epoch, before)) return answer('lease_lost_readback', before);
     const claim = await remote.control.leaseClaim({ contextId: input.contextId, controllerId, ttlSeconds: input.ttlSeconds, requestId: randomUUID() });
-    if (!claim.ok) return answer(claim.error.code === 'lease_held' ? 'lease_lost_readback' : 'epoch_rotation_failed', before);
+    if (!claim.ok) return answer(claim.error.code === 'lease_held' ? 'lease_lost_readback' : 'epoch_rotation_failed');
     const claimed = toReadback(claim.value.lease, deps.now());
     const after = await remote.control.leaseGet({ contextId: input.contextId });
-    if (!after.ok) return answer('epoch_rotation_failed', before, claimed);
-    return answer(null, before, claimed, toReadback(after.value.lease, deps.now()));
+    if (!after.ok) return answer('epoch_rotation_failed', claimed);
+    return answer(null, claimed, toReadback(after.value.lease, deps.now()));
   });
 
   return { claimLease, renewLease, readLease, rotateLease };

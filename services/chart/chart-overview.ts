@@ -87,7 +87,9 @@ export const WORDS: Record<string, [string, Cause]> = {
   'xstate.done.actor.renewLease': ['lease lost', 'lease'],
   'xstate.error.actor.renewLease': ['lease lost', 'lease'],
   'xstate.done.actor.readLease': ['lease lost', 'lease'],
-  // A replica's takeover whose epoch rotation found the lease gone or could not finish (issue 22 part 4).
+  // A replica's takeover whose epoch rotation found the lease gone, too late or could not finish (issue 22 part 4).
+  'HOSTING_TAKEN_OVER>control-lost': ['lease lost', 'lease'],
+  'xstate.error.actor.readLease': ['lease lost', 'lease'],
   'xstate.done.actor.rotateLease': ['lease lost', 'lease'],
   'xstate.error.actor.rotateLease': ['lease lost', 'lease'],
   'xstate.done.actor.relayMutation>observing': ['release', 'operator'],

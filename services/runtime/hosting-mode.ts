@@ -124,7 +124,9 @@ export function replicaMode(p: Omit<ReplicaHostingDeps, 'logger'> & { logger: Lo
       return remote;
     },
     claim: () => gate.begin(),
-    // Fence 1 is the first claim ever (a campaign created here, or never hosted): nobody held an epoch for it.
+    // Fence 1 is the first claim ever (a campaign created here): nobody held an epoch for it. An
+    // imported campaign was claimed by `import` first (fence 1), so its first host is a takeover:
+    // the file-store process that controlled it may still send with its epoch.
     tookOver: (campaignId) => (p.backend.ownership.fenceFor(campaignId) ?? 0) > 1,
     async openStore(onWrite) {
       const { db, ownership } = p.backend;

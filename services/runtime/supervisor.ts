@@ -102,7 +102,7 @@ class SupervisorRuntime implements Supervisor {
       : stateRootMode({ root: this.config.stateRoot, ownership: opts.ownership ?? stateRootOwnership({ root: this.config.stateRoot }), injected: opts.ownership !== undefined, logger: this.logger, onLost: (reason) => this.stopForLostRight(reason) });
     this.hosting = this.mode.gate;
     this.contexts = this.mode.contexts ?? new MemoryContextIndex();
-    this.takeovers = new Takeovers(this.mode.tookOver, this.logger);
+    this.takeovers = new Takeovers(this.mode.tookOver, this.logger, this.now);
     this.remote = this.link.client ? fencedRemote(this.link.client, this.hosting) : null;
     this.fleet = opts.fleetSweep === false ? null : createFleetSweep({ remote: () => this.remote, host: (id) => this.system?.host(id), metrics: this.metrics, logger: this.logger, now: this.now });
     this.time = new FleetTime({

@@ -3,19 +3,23 @@
  * protects the database only: the replica this campaign was taken from may still send a mutation
  * with the remote epoch it holds. So a campaign this replica took over is told so
  * (HOSTING_TAKEN_OVER) before anything else is asked of it, and its first read waits until the
- * chart has settled it: a controlling campaign reads the lease back and claims again for a
- * greater epoch (or goes control-lost); any other state ignores the event. An intent in doubt
- * was already restored into `ambiguous-intent` by the load, before this, so it is resolved by
- * readback as always and is never rotated over.
+ * chart has settled it. The chart decides what the event means (campaign.rotating.ts): a
+ * controlling campaign reads the lease back and claims again for a greater epoch (or goes
+ * control-lost); a campaign restored in doubt under a hold does the same and stays in doubt, to
+ * be resolved by readback as always (never resent); any other state does not take the event.
  *
  * Replica mode only: the file store's restart path has no takeover (`tookOver` is absent) and
  * never claims on its own.
  * @module
  */
 import type { Logger } from '../../adapters/logger.js';
+import type { CampaignContext } from '../../machines/campaign.types.js';
 import type { CampaignHost } from '../campaign/campaign-host.js';
 
-const CONTROLLING = { active: { authority: 'controlling' } } as const;
+const IN_DOUBT = { active: { authority: 'ambiguous-intent' } } as const;
+
+/** The epoch held (controlling) or last held (in doubt: a rotation there records it as such). */
+const heldEpoch = (context: CampaignContext): number | null => context.lease?.epoch ?? context.lastEpoch;
 
 export class Takeovers {
   private readonly pending = new Map<string, Promise<void>>();
@@ -24,6 +28,7 @@ export class Takeovers {
   constructor(
     private readonly tookOver: ((campaignId: string) => boolean) | undefined,
     private readonly logger: Logger,
+    private readonly now: () => Date = () => new Date(),
   ) {}
 
   /**
@@ -32,13 +37,21 @@ export class Takeovers {
    */
   begin(host: CampaignHost, always = false): Promise<void> {
     if (!this.tookOver || !host.running || !(always || this.tookOver(host.id))) return Promise.resolve();
-    if (!host.getSnapshot().matches(CONTROLLING)) return Promise.resolve();
-    const epoch = host.getSnapshot().context.lease?.epoch ?? null;
-    const settled = host.send({ type: 'HOSTING_TAKEN_OVER' }).then(
+    const event = { type: 'HOSTING_TAKEN_OVER' as const, now: this.now().toISOString() };
+    // Sent whatever the state: the chart's guards decide whether there is an epoch to rotate (or
+    // to give up); where there is none, it does not take the event and nothing is logged.
+    const before = host.getSnapshot();
+    const taken = before.can(event);
+    const inDoubt = before.matches(IN_DOUBT);
+    const epoch = heldEpoch(before.context);
+    const settled = host.send(event).then(
       ({ snapshot }) => {
-        const now = snapshot.context.lease?.epoch ?? null;
-        if (now !== null && now !== epoch) this.logger.info({ campaignId: host.id, epoch: now, previousEpoch: epoch }, 'campaign taken over: the remote granted a greater epoch, the previous host\'s is refused');
-        else this.logger.warn({ campaignId: host.id, code: snapshot.context.lastErrorCode, previousEpoch: epoch }, 'campaign taken over: the epoch could not be rotated, control is given up');
+        if (!taken) return;
+        const now = heldEpoch(snapshot.context);
+        const fields = { campaignId: host.id, epoch: now, previousEpoch: epoch, code: snapshot.context.lastErrorCode };
+        if (now !== null && epoch !== null && now > epoch) this.logger.info(fields, `campaign taken over: the remote granted a greater epoch, the previous host's is refused${inDoubt ? '; the intent in doubt is still resolved by readback' : ''}`);
+        else if (inDoubt) this.logger.warn(fields, 'campaign taken over in doubt: the epoch could not be rotated; the intent is still resolved by readback, never resent');
+        else this.logger.warn(fields, 'campaign taken over: the epoch could not be rotated, control is given up');
       },
       (error: unknown) => this.logger.error({ campaignId: host.id, err: String(error) }, 'campaign taken over: the rotation failed'),
     );

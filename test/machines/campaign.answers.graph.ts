@@ -205,7 +205,8 @@ describe('campaign statechart: answers and observations', { timeout: 240_000 }, 
   it('refuses an accepted mutation when the lease cannot be read (stays), is not ours (control-lost), the journal fails or refuses it: nothing is sent', () => {
     const codes = new Set<string>();
     for (const actor of ['readLease', 'journalIntent']) {
-      const steps = traversal().steps.filter((e) => e.event.type.startsWith(`xstate.`) && e.event.type.endsWith(`.actor.${actor}`));
+      // A mutation's readback and journal (a takeover's rotation reads the lease back too: not a mutation's).
+      const steps = traversal().steps.filter((e) => e.event.type.startsWith(`xstate.`) && e.event.type.endsWith(`.actor.${actor}`) && (isIn(e.state, `${A}.controlling.verifying`) || isIn(e.state, `${A}.controlling.journaling`)));
       for (const e of steps) {
         if (inRelaying(e.nextState) || isIn(e.nextState, `${A}.controlling.journaling`)) continue;
         const refused = ofType<{ code: string; journaled: boolean; requestId: string }>(e.emitted, 'MUTATION_REFUSED');

@@ -276,7 +276,8 @@ describe('campaign statechart: authority, by enumeration', { timeout: 240_000 },
       expect(e.taken).toEqual([]);
       expect(explainRefusal(e.state, e.event as OperatorEvent)).toBe('effect_in_flight');
     }
-    expect(where.size, 'effect states tried').toBe(7);
+    // claiming; controlling's renewing, rotating, reclaiming, verifying, journaling, relaying; ambiguous-intent's rotating, reclaiming, resolving.
+    expect(where.size, 'effect states tried').toBe(10);
   });
 
   it('records a failed read without inventing an attempt, and moves authority only when our lease expired meanwhile', () => {

@@ -120,8 +120,9 @@ describe('campaign statechart: coverage, by enumeration', { timeout: 240_000 }, 
   it('offers an answer for each of the thirteen invoked effects, and nothing else is invoked', () => {
     const invoked = allStateNodes(machine.root).flatMap((n) => n.invoke.map((i) => [i.id, i.src]));
     for (const [id, src] of invoked) expect(id).toBe(src);
-    expect(invoked.map(([id]) => id).sort()).toEqual([...Object.keys(EFFECT_ANSWERS), READER_ID].sort());
-    expect(invoked).toHaveLength(13);
+    expect([...new Set(invoked.map(([id]) => id))].sort()).toEqual([...Object.keys(EFFECT_ANSWERS), READER_ID].sort());
+    // Sixteen invocations: a takeover's rotation (readLease, rotateLease) runs in controlling and in ambiguous-intent.
+    expect(invoked).toHaveLength(16);
     // Every effect's answers were delivered in a reached state, the reader's as READ_DONE / READ_CRASHED.
     const answered = new Set(traversal().steps.map((e) => /^xstate\.done\.actor\.(.+)$/.exec(e.event.type)?.[1]).filter(Boolean));
     expect([...answered].sort()).toEqual(Object.keys(EFFECT_ANSWERS).sort());
@@ -140,7 +141,8 @@ describe('campaign statechart: coverage, by enumeration', { timeout: 240_000 }, 
     // running system can give (path-plan.ts `reducible`); the rest are named in the plan.
     const onPaths = new Set(plan.paths.flatMap((p) => p.steps.flatMap((s) => s.guards)));
     expect(plan.pureOutcomes.filter((o) => !onPaths.has(o))).toEqual(plan.unplannedOutcomes);
-    expect(plan.paths.reduce((n, p) => n + p.steps.length, 0)).toBeLessThan(600);
+    // (581 steps before the rotation in doubt and the rotation's two steps added 11 transitions: 642.)
+    expect(plan.paths.reduce((n, p) => n + p.steps.length, 0)).toBeLessThan(700);
     // Each path, replayed concretely from its root, takes what was planned: the state keys the
     // traversal merges snapshots by are ones no guard tells apart.
     expect(plan.paths.map((p) => [p.target, replayDisagreement(p)]).filter(([, d]) => d !== null)).toEqual([]);

@@ -181,9 +181,20 @@ describe('campaign actor: persist and restore', () => {
     restored.stop();
   });
 
-  it('tags exactly the seven effect states, and a host that persists only quiescent snapshots never persists one of them', async () => {
+  it('tags exactly the ten effect states, and a host that persists only quiescent snapshots never persists one of them', async () => {
     const tagged = allStateNodes(campaignMachine.root).filter((n) => n.tags.includes(EFFECT_IN_FLIGHT)).map((n) => n.id.replace('campaign.active.authority.', ''));
-    expect(tagged.sort()).toEqual(['ambiguous-intent.resolving', 'claiming', 'controlling.journaling', 'controlling.relaying', 'controlling.renewing', 'controlling.rotating', 'controlling.verifying']);
+    expect(tagged.sort()).toEqual([
+      'ambiguous-intent.reclaiming',
+      'ambiguous-intent.resolving',
+      'ambiguous-intent.rotating',
+      'claiming',
+      'controlling.journaling',
+      'controlling.reclaiming',
+      'controlling.relaying',
+      'controlling.renewing',
+      'controlling.rotating',
+      'controlling.verifying',
+    ]);
     // Walk through every one of them with a host-like subscriber.
     const seenTagged = new Set<string>();
     const persisted: unknown[] = [];
@@ -208,6 +219,9 @@ describe('campaign actor: persist and restore', () => {
     await waitFor(actor, (s) => s.matches(READY) && s.context.pendingIntent === null);
     actor.send(mutateEvent({ requestId: 'req-amb', mutation: { kind: 'cancel', reason: 'x' } }));
     await waitFor(actor, (s) => s.matches({ active: { authority: { 'ambiguous-intent': 'unresolved' } } }));
+    // A takeover in doubt rotates (rotating, reclaiming) before the readback.
+    actor.send({ type: 'HOSTING_TAKEN_OVER', now: NOW });
+    await waitFor(actor, (s) => s.matches({ active: { authority: { 'ambiguous-intent': 'unresolved' } } }) && s.context.lastEpoch === EPOCH + 1);
     actor.send({ type: 'RESOLVE_INTENT' });
     await waitFor(actor, (s) => s.matches({ active: { authority: 'observing' } }));
     // A takeover's rotation, on a second actor (its greater epoch would make the walk's mutations stale).
@@ -219,10 +233,10 @@ describe('campaign actor: persist and restore', () => {
     taken.start();
     taken.send(claimEvent());
     await waitFor(taken, (s) => s.matches(READY));
-    taken.send({ type: 'HOSTING_TAKEN_OVER' });
+    taken.send({ type: 'HOSTING_TAKEN_OVER', now: NOW });
     await waitFor(taken, (s) => s.matches(READY) && s.context.lease?.epoch === EPOCH + 1);
     taken.stop();
-    expect(seenTagged.size).toBe(7);
+    expect(seenTagged.size).toBe(10);
     expect(persisted.length).toBeGreaterThan(0);
     for (const snapshot of persisted) {
       const restored = campaignMachine.resolveState(snapshot as never);

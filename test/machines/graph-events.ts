@@ -277,23 +277,30 @@ export const RENEW_OUTPUTS: RenewLeaseOutput[] = [
   { lease: RIVAL, code: 'lease_held' },
   { lease: null, code: null },
 ];
+// The planner takes the first answer that reaches a transition: the ones the driven paths can
+// arrange (a fault, a rival's takeover) come before NEAR_EXPIRY, which they cannot.
 export const READ_LEASE_OUTPUTS: ReadLeaseOutput[] = [
   { readback: OURS, code: null },
-  { readback: NEAR_EXPIRY, code: null },
   { readback: null, code: 'remote_timeout' },
   { readback: RIVAL, code: null },
+  { readback: NEAR_EXPIRY, code: null },
   { readback: null, code: null },
   { readback: EXPIRED, code: null },
   { readback: { ...OURS, epoch: EPOCH - 1 }, code: null },
   { readback: { ...RIVAL, epoch: EPOCH }, code: null },
   { readback: { ...OURS, expiresAt: READ_AT }, code: null },
 ];
-/** A takeover's rotation (issue 22 part 4): the remote granted epoch + 1; found the lease gone; could not finish. */
+/**
+ * A takeover's claim step (issue 22 part 4), entered after the readback showed us: the remote
+ * granted epoch + 1; did not answer; refused the claim (held elsewhere meanwhile); granted, but
+ * the readback after it shows someone else.
+ */
 export const ROTATED: LeaseReadback = { ...OURS, epoch: EPOCH + 1 };
 export const ROTATE_OUTPUTS: RotateLeaseOutput[] = [
   { before: OURS, claimed: ROTATED, readback: ROTATED, code: null },
-  { before: RIVAL, claimed: null, readback: null, code: 'lease_lost_readback' },
   { before: OURS, claimed: null, readback: null, code: 'epoch_rotation_failed' },
+  { before: OURS, claimed: null, readback: null, code: 'lease_lost_readback' },
+  { before: OURS, claimed: ROTATED, readback: { ...RIVAL, epoch: EPOCH + 2 }, code: null },
 ];
 /** The journal's clock after the write: each side of the freshness and send-margin comparisons. */
 export const JOURNAL_OUTPUTS: JournalIntentOutput[] = [
@@ -355,8 +362,10 @@ export const GRAPH_EVENTS: CampaignEvent[] = [
   // intent in doubt and its resolution
   { type: 'INTENT_IN_DOUBT', requestId: REQ, kind: 'submit' },
   { type: 'RESOLVE_INTENT' },
-  // a replica took the campaign over (the runtime's word; the chart rotates the epoch in controlling)
-  { type: 'HOSTING_TAKEN_OVER' },
+  // a replica took the campaign over (the runtime's word; the chart rotates the epoch in
+  // controlling and in doubt), in time and past the lease's renewal deadline
+  { type: 'HOSTING_TAKEN_OVER', now: NOW },
+  { type: 'HOSTING_TAKEN_OVER', now: PAST_RENEW_DEADLINE },
   // attention: the remote's own question, answered as a fenced mutation
   ...ANSWERS.map((a) => a.event),
   // lifecycle

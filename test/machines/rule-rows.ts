@@ -6,7 +6,7 @@ import { OPERATOR_RULES, type Rule, type StateProbe } from '../../machines/campa
 import type { OperatorEvent } from '../../machines/campaign.types.js';
 import { A, isIn, type Snap } from './campaign-traversal.js';
 
-const EFFECT_STATES = ['claiming', 'controlling.renewing', 'controlling.rotating', 'controlling.verifying', 'controlling.journaling', 'controlling.relaying', 'ambiguous-intent.resolving'];
+const EFFECT_STATES = ['claiming', 'controlling.renewing', 'controlling.rotating', 'controlling.reclaiming', 'controlling.verifying', 'controlling.journaling', 'controlling.relaying', 'ambiguous-intent.resolving', 'ambiguous-intent.rotating', 'ambiguous-intent.reclaiming'];
 
 const probes = new WeakMap<Snap, StateProbe>();
 /** Where a snapshot is, as the `where` rows ask it, derived from the state value (not from stateProbe). */

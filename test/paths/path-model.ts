@@ -73,8 +73,8 @@ export const EFFECT_METHODS: Record<string, readonly string[]> = {
   claimLease: [CONTROL_METHODS.leaseClaim, CONTROL_METHODS.leaseGet, 'GetTask'],
   renewLease: [CONTROL_METHODS.leaseRenew, CONTROL_METHODS.leaseGet],
   readLease: [CONTROL_METHODS.leaseGet],
-  // A takeover's rotation: readback, re-claim (at most once), readback.
-  rotateLease: [CONTROL_METHODS.leaseGet, CONTROL_METHODS.leaseClaim],
+  // A takeover's claim step (its readback before is a readLease): re-claim (at most once), readback.
+  rotateLease: [CONTROL_METHODS.leaseClaim, CONTROL_METHODS.leaseGet],
   'relayMutation:submit': ['SendMessage'],
   'relayMutation:answer': ['SendMessage'],
   'relayMutation:intervene': [CONTROL_METHODS.intervene],

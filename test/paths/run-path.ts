@@ -162,7 +162,10 @@ const EFFECT_STATES: [state: string, answer: string, method: string][] = [
   ['claiming', 'claimLease', CONTROL_METHODS.leaseClaim],
   ['controlling.renewing', 'renewLease', CONTROL_METHODS.leaseRenew],
   ['controlling.verifying', 'readLease', CONTROL_METHODS.leaseGet],
-  ['controlling.rotating', 'rotateLease', CONTROL_METHODS.leaseGet],
+  ['controlling.rotating', 'readLease', CONTROL_METHODS.leaseGet],
+  ['controlling.reclaiming', 'rotateLease', CONTROL_METHODS.leaseClaim],
+  ['ambiguous-intent.rotating', 'readLease', CONTROL_METHODS.leaseGet],
+  ['ambiguous-intent.reclaiming', 'rotateLease', CONTROL_METHODS.leaseClaim],
   ['ambiguous-intent.resolving', 'readBackIntent', CONTROL_METHODS.requestGet],
 ];
 

@@ -150,10 +150,11 @@ async function environmentChanges(world: DrivenWorld): Promise<Outcome> {
  * hook (services/runtime/takeover.ts) on the live host, as a replica's adopt does, and waits for
  * the rotation to settle. The replica end to end is test/persistence/postgres/replica-epoch.test.ts.
  */
-async function takenOver(world: DrivenWorld): Promise<Outcome> {
+async function takenOver(world: DrivenWorld, plannedIso: string): Promise<Outcome> {
   const host = world.supervisor.system?.host(CAMPAIGN);
   if (!host) return no('the campaign is not hosted');
-  await new Takeovers(() => true, silentLogger()).begin(host, true);
+  await clockTo(world, plannedIso);
+  await new Takeovers(() => true, silentLogger(), () => new Date(world.now())).begin(host, true);
   return OK;
 }
 
@@ -195,7 +196,7 @@ export async function perform(world: DrivenWorld, e: Planned): Promise<Outcome> 
     case 'ENVIRONMENT':
       return environmentChanges(world);
     case 'HOSTING_TAKEN_OVER':
-      return takenOver(world);
+      return takenOver(world, e.now);
     default:
       return performDecision(world, e);
   }
@@ -227,10 +228,10 @@ export async function arrange(world: DrivenWorld, e: Planned): Promise<Outcome> 
       if (o.readback?.holder === 'argus-openoperator' && o.readback.epoch === 7 && o.readback.expiresAt === '2030-01-01T00:10:00.000Z') return OK;
       if (o.readback?.holder === 'rival-controller') return takeover(world).then(() => OK);
       return no('this lease readback is not scripted');
+    // The claim step (its readback before was readLease's): granted and read back, or unanswered.
     case 'xstate.done.actor.rotateLease':
-      if (o.code === null && o.readback?.holder === 'argus-openoperator') return OK;
-      if (o.code === 'lease_lost_readback' && o.before?.holder === 'rival-controller') return takeover(world).then(() => OK);
-      if (o.code === 'epoch_rotation_failed') return fault(world, 'http-5xx', CONTROL_METHODS.leaseGet), OK;
+      if (o.code === null && o.claimed?.holder === 'argus-openoperator' && o.readback?.holder === 'argus-openoperator') return OK;
+      if (o.code === 'epoch_rotation_failed') return fault(world, 'http-5xx', CONTROL_METHODS.leaseClaim), OK;
       return no('this rotation answer is not scripted');
     case 'xstate.done.actor.journalIntent':
       if (o.refusedCode) return no('a journal refusal (decision consumed) needs an Argus decision');
@@ -303,7 +304,7 @@ const DEFECTS: Record<string, DefectMethod> = {
   claimLease: 'leaseClaim',
   renewLease: 'leaseRenew',
   readLease: 'leaseGet',
-  rotateLease: 'leaseGet',
+  rotateLease: 'leaseClaim',
   relayMutation: 'leaseRelease',
   readBackIntent: 'requestGet',
 };

@@ -92,6 +92,32 @@ describe('renewLease and readLease', () => {
   });
 });
 
+describe('rotateLease (a takeover\'s claim step)', () => {
+  it('judges nothing: sends the claim first (the chart judged the readback before it), hands that readback back, and reports the grant and its readback', async () => {
+    const { binding, epoch } = await leased();
+    const judged = (await run(w.effects.readLease, { campaignId: 'c', contextId: binding.contextId! })).readback;
+    const before = { claim: w.requests(CONTROL_METHODS.leaseClaim), read: w.requests(CONTROL_METHODS.leaseGet) };
+    const out = await run(w.effects.rotateLease, { campaignId: 'c', contextId: binding.contextId!, epoch, ttlSeconds: 600, before: judged });
+    expect([w.requests(CONTROL_METHODS.leaseClaim) - before.claim, w.requests(CONTROL_METHODS.leaseGet) - before.read]).toEqual([1, 1]);
+    expect(out).toMatchObject({ before: judged, code: null, claimed: { holder: CONTROLLER, epoch: epoch + 1 }, readback: { holder: CONTROLLER, epoch: epoch + 1 } });
+    // The remote refuses the epoch the previous host holds.
+    const stale = await run(w.effects.renewLease, { campaignId: 'c', controllerId: CONTROLLER, epoch, contextId: binding.contextId!, ttlSeconds: 600, renewBy: FAR });
+    expect(stale.code).toBe('lease_stale_epoch');
+  });
+
+  it('a claim the remote refuses (held elsewhere) or does not answer: its code, nothing read back', async () => {
+    const { binding, epoch } = await leased();
+    w.sim.takeover(binding.contextId!, RIVAL_CONTROLLER_ID, 600);
+    const held = await run(w.effects.rotateLease, { campaignId: 'c', contextId: binding.contextId!, epoch, ttlSeconds: 600, before: null });
+    expect(held).toEqual({ before: null, claimed: null, readback: null, code: 'lease_lost_readback' });
+    const other = await leased();
+    w.sim.injectFaults({ kind: 'http-5xx', methods: [CONTROL_METHODS.leaseClaim] });
+    const failed = await run(w.effects.rotateLease, { campaignId: 'c', contextId: other.binding.contextId!, epoch: other.epoch, ttlSeconds: 600, before: null });
+    w.sim.clearFaults();
+    expect(failed).toEqual({ before: null, claimed: null, readback: null, code: 'epoch_rotation_failed' });
+  });
+});
+
 describe('renewLease at its renewal deadline', () => {
   it('an answer not in by `renewBy` is a failed renewal (lease_renewal_deadline), whatever the remote does later', async () => {
     const { binding, epoch } = await leased();

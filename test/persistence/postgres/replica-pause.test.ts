@@ -5,9 +5,8 @@
  * mutation carrying the paused replica's epoch is refused as stale and never applied. SIGCONT:
  * the paused replica finds its right gone, stops the campaign's actor and writes nothing.
  *
- * Not covered (a known gap, docs/scale-out.md): a mutation already journaled and on the wire when
- * the replica paused. Its campaign restores in doubt, where no rotation happens today, so that
- * request could still land at the old epoch.
+ * A mutation already journaled and on the wire when the replica lost the campaign (restored in
+ * doubt, rotated there too) is covered in process by replica-epoch.test.ts.
  */
 import { existsSync } from 'node:fs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
