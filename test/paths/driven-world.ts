@@ -5,7 +5,6 @@
  * option (the door a plugin host attaches an inspector to) and every request the remote
  * receives counted by the simulator. Each path gets its own world: state root and simulator.
  */
-import * as fsp from 'node:fs/promises';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,12 +14,13 @@ import { createA2AClient, type A2AClient } from '../../adapters/a2a/index.js';
 import { loadConfig } from '../../services/config/config.js';
 import { createSupervisor, type Supervisor } from '../../services/runtime/supervisor.js';
 import type { CampaignDocument } from '../../persistence/campaign-document.js';
-import type { DurableFs } from '../../persistence/durable-json-adapter.js';
+import type { CampaignDocuments } from '../../persistence/campaign-store.js';
 import { captureLogs } from '../fixtures/log-capture.js';
 import { removeScratch } from '../fixtures/scratch.js';
 import { declaredTransitions, type DeclaredTransition } from '../machines/statechart-coverage.js';
 import type { CampaignCommand } from '../../services/library/library-types.js';
 import { argusEnv, DrivenArgus, prepareArgusRoot, type ArgusWorldOptions } from './driven-argus.js';
+import { worldStore, type StoreChoice } from './driven-store.js';
 
 /** The model's first instant (graph-events.ts NOW): the world's clock starts there. */
 export const START_MS = Date.parse('2030-01-01T00:00:10.000Z');
@@ -65,8 +65,14 @@ export interface DrivenWorld {
    * what an effect's `xstate.error.actor.*` answer means.
    */
   defect(method: DefectMethod): void;
-  /** The store's next file write fails the way a full disk does (ENOSPC), once. */
+  /** The store's next document write fails the way a full disk does (ENOSPC; on PostgreSQL 53100 disk_full), once. */
   failNextWrite(): void;
+  /** Which store the supervisor persists to (driven-store.ts). */
+  readonly store: StoreChoice['kind'];
+  /** Writes the campaign's document from outside the process (it must be stopped): what a crash left behind. */
+  offline<T>(write: (store: CampaignDocuments) => Promise<T>): Promise<T>;
+  /** Stops the supervisor (every write settled); a later `restart` starts the next one. */
+  stop(): Promise<void>;
   /** Remote requests by method since the world started. */
   requests(): Record<string, number>;
   /** Stops the supervisor (every write settled) and starts a new one on the same state root. */
@@ -108,6 +114,8 @@ export interface WorldOptions {
   bound: boolean;
   /** With the SIMULATED Argus and Foreman (roots `argus`, `argus-restored`). */
   argus?: ArgusWorldOptions;
+  /** The embedded file store (default) or PostgreSQL, one replica (driven-store.ts). */
+  store?: StoreChoice;
 }
 
 /**
@@ -174,28 +182,20 @@ export async function drivenWorld(opts: WorldOptions): Promise<DrivenWorld> {
       ...(opts.argus ? argusEnv(opts.argus) : {}),
     });
   const armed = new Set<DefectMethod>();
-  let failWrite = false;
-  // The store's own file calls, but for a write armed to fail (a temp file is opened 'wx').
-  const storeFs: DurableFs = {
-    open: (file, flags, mode) => {
-      if (failWrite && flags === 'wx') {
-        failWrite = false;
-        return Promise.reject(Object.assign(new Error(`ENOSPC: simulated, open '${file}'`), { code: 'ENOSPC', syscall: 'open', path: file }));
-      }
-      return fsp.open(file, flags, mode);
-    },
-    rename: (from, to) => fsp.rename(from, to),
-    unlink: (file) => fsp.unlink(file),
-    readFile: (file, encoding) => fsp.readFile(file, encoding),
-  };
+  const store = worldStore(opts.store ?? { kind: 'file' }, root);
   const make = async () => {
     const remote = clientWithDefects(sim.url, armed);
     const c = config();
-    const s = await createSupervisor({ config: c, logger, remote, storeFs, now: () => new Date(clock), inspect: record.inspect, ...(argus ? { decisions: argus.runtime(c) } : {}) });
+    const s = await createSupervisor({ config: c, logger, remote, ...(await store.forSupervisor()), now: () => new Date(clock), inspect: record.inspect, ...(argus ? { decisions: argus.runtime(c) } : {}) });
     await s.start({ heartbeat: false, initialSweep: false });
     return s;
   };
   let supervisor = await make();
+  let stopped = false;
+  const stop = async () => {
+    if (!stopped) await supervisor.stop();
+    stopped = true;
+  };
   const taskId = opts.bound ? sim.createTasks(1, 'blocker')[0]! : null;
   const created = await supervisor.campaigns({ action: 'create', campaign_id: CAMPAIGN, objective: 'fine-tune a model', max_attempts: 1, ...(taskId ? { remote_task_id: taskId } : {}) });
   if (!created.ok) throw new Error(`create failed: ${JSON.stringify(created.error)}`);
@@ -224,26 +224,36 @@ export async function drivenWorld(opts: WorldOptions): Promise<DrivenWorld> {
       return r.value.campaign;
     },
     async document() {
-      const loaded = await supervisor.store!.load(CAMPAIGN);
+      const loaded = await store.read(supervisor, CAMPAIGN);
       if (!loaded.ok) throw new Error(`load failed: ${loaded.code}`);
       return loaded.doc;
     },
     defect: (method) => void armed.add(method),
-    failNextWrite: () => void (failWrite = true),
+    failNextWrite: () => store.failNextWrite(),
+    store: store.kind,
+    offline: (write) => store.offline(CAMPAIGN, write),
+    stop,
     requests: () => ({ ...sim.stats().requests }),
     async restart() {
-      await supervisor.stop();
+      await stop();
       supervisor = await make();
+      stopped = false;
     },
     async close() {
       // A request a `hold` parked goes on now (its effect is long gone); nothing waits for it.
       sim.releaseHeld();
       argus?.close();
-      await supervisor.stop();
+      await stop();
       await sim.close();
+      await store.close();
       await removeScratch(root);
     },
   } as DrivenWorld;
   if (opts.argus) await prepareArgusRoot(world, opts.argus);
+  // A path begins once discovery (in the background since start) has answered and every actor
+  // was told: otherwise its ENVIRONMENT and card fetch race the path's first group (seen on
+  // PostgreSQL, whose restart is slower, but a race on either store).
+  for (let i = 0; i < 300 && supervisor.health().remote.discovery !== 'discovered'; i++) await new Promise((r) => setTimeout(r, 10));
+  await record.quiet(50);
   return world;
 }

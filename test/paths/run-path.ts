@@ -27,6 +27,7 @@ import { EFFECT_METHODS, expectedDrafts, modelAllowed, modelStep, MUTATING_METHO
 import { arrange, effectOf, isEffectAnswer, perform, type Outcome } from './stimuli.js';
 import { argusWorldFor } from './stimuli-decisions.js';
 import { SavePoints } from './save-points.js';
+import type { StoreChoice } from './driven-store.js';
 import type { Snap } from '../machines/campaign-traversal.js';
 
 export type PathResult =
@@ -55,9 +56,9 @@ const describe = (e: AnyEventObject) => e.type;
 /** The host's answer to a restart, beyond the chart: an open journal intent with no outcome is recorded ambiguous. */
 const LEASE_TTL_SECONDS = 600;
 
-export async function runPath(path: PlannedPath): Promise<PathResult> {
+export async function runPath(path: PlannedPath, store: StoreChoice = { kind: 'file' }): Promise<PathResult> {
   // Roots `argus` and `argus-restored`: with the SIMULATED Argus and Foreman (stimuli-decisions.ts).
-  const world = await drivenWorld({ bound: path.root !== 'unbound', ...argusWorldFor(path) });
+  const world = await drivenWorld({ bound: path.root !== 'unbound', ...argusWorldFor(path), store });
   const taken = new Set<string>();
   const guards = new Set<string>();
   try {

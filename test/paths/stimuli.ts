@@ -9,14 +9,10 @@
  * never passed.
  */
 import { CONTROL_METHODS } from '../../adapters/a2a/control-contract.js';
-import { recordIntent } from '../../persistence/intent-journal.js';
-import { digestPayload } from '../../persistence/payload-digest.js';
-import { openCampaignStore } from '../../persistence/campaign-store.js';
 import { RIVAL_CONTROLLER_ID } from '../../simulator/index.js';
-import { silentLogger } from '../../adapters/logger.js';
-import { Takeovers } from '../../services/runtime/takeover.js';
-import { CAMPAIGN, START_MS, type DefectMethod, type DrivenWorld } from './driven-world.js';
+import { START_MS, type DefectMethod, type DrivenWorld } from './driven-world.js';
 import { arrangeDecision, performDecision } from './stimuli-decisions.js';
+import { crashWithOpenIntent, environmentChanges, takenOver } from './stimuli-restarts.js';
 
 type Planned = Record<string, any>;
 export type Outcome =
@@ -100,64 +96,6 @@ async function epochFor(world: DrivenWorld, planned: number): Promise<number> {
   return (view.lease?.epoch ?? 0) + (planned - 7);
 }
 
-/** What a crash between an intent's journal fsync and its send leaves on disk, then the restart. */
-async function crashWithOpenIntent(world: DrivenWorld, kind: string): Promise<Outcome> {
-  if (kind !== 'submit') return no(`an open ${kind} intent at restart is not scripted`);
-  const view = await world.view();
-  // An intent still unresolved (in doubt since an earlier restart) is what this restart finds again.
-  const open = (await world.document()).intents.find((i) => i.outcome === null || i.outcome.status === 'ambiguous');
-  await world.supervisor.stop();
-  if (open) {
-    await world.restart();
-    return { ok: true, restarted: true, journaled: { requestId: open.requestId, kind: open.action, outcomeRecorded: open.outcome !== null } };
-  }
-  const store = await openCampaignStore({ root: world.root });
-  const requestId = `crash-${world.now()}`;
-  const written = await store.transact(CAMPAIGN, (doc) => {
-    const next = recordIntent(doc, { requestId, action: 'submit', epoch: view.lease?.epoch ?? 0, payloadDigest: digestPayload({ text: 'attempt' }), createdAt: new Date(world.now()) });
-    if (!next.ok) throw new Error(next.reason);
-    return next.doc;
-  });
-  if (!written.ok) return no(`the journal could not be written: ${written.code}`);
-  await world.restart();
-  return { ok: true, restarted: true, journaled: { requestId, kind: 'submit' } };
-}
-
-/**
- * The environment changes under a running campaign: the process restarts while the remote's
- * card cannot be fetched (the restored actor holds no capabilities), then discovery's retry
- * finds it and the supervisor broadcasts ENVIRONMENT. The plan's ENVIRONMENT may name another
- * change (capabilities lost rather than found): the arrow it takes is the same one.
- */
-async function environmentChanges(world: DrivenWorld): Promise<Outcome> {
-  world.sim.injectFaults({ kind: 'http-5xx', methods: ['agentCard'], count: 10 });
-  const told = new Promise<boolean>((resolve) => {
-    const timer = setTimeout(() => resolve(false), 5000);
-    world.whenReceived('ENVIRONMENT', () => {
-      clearTimeout(timer);
-      resolve(true);
-    });
-  });
-  await world.restart();
-  world.sim.clearFaults();
-  if (!(await told)) return no('discovery did not answer again within 5 s');
-  return { ok: true, restarted: true };
-}
-
-/**
- * A replica took the campaign over (issue 22 part 4). The driven world runs on the file store,
- * which never sends HOSTING_TAKEN_OVER (no takeover there); this runs the replica path's own
- * hook (services/runtime/takeover.ts) on the live host, as a replica's adopt does, and waits for
- * the rotation to settle. The replica end to end is test/persistence/postgres/replica-epoch.test.ts.
- */
-async function takenOver(world: DrivenWorld, plannedIso: string): Promise<Outcome> {
-  const host = world.supervisor.system?.host(CAMPAIGN);
-  if (!host) return no('the campaign is not hosted');
-  await clockTo(world, plannedIso);
-  await new Takeovers(() => true, silentLogger(), () => new Date(world.now())).begin(host, true);
-  return OK;
-}
-
 /** Performs one planned event from outside the chart. */
 export async function perform(world: DrivenWorld, e: Planned): Promise<Outcome> {
   switch (e.type) {
@@ -196,7 +134,9 @@ export async function perform(world: DrivenWorld, e: Planned): Promise<Outcome> 
     case 'ENVIRONMENT':
       return environmentChanges(world);
     case 'HOSTING_TAKEN_OVER':
-      return takenOver(world, e.now);
+      // The takeover carries `now`: the rotation judges the lease's renewal deadline at it.
+      await clockTo(world, e.now);
+      return takenOver(world);
     default:
       return performDecision(world, e);
   }

@@ -33,6 +33,7 @@ export function summaryLine(c: PathCoverage): string {
 export async function setup(): Promise<() => Promise<void>> {
   return async () => {
     const dir = process.env.ARGUS_TEST_RUN_DIR;
+    if (dir) postgresLine(path.join(dir, 'paths-pg'));
     if (!dir || !existsSync(path.join(dir, 'paths'))) return;
     const reports = readdirSync(path.join(dir, 'paths')).map((f) => JSON.parse(readFileSync(path.join(dir, 'paths', f), 'utf8')) as { complete: boolean; results: Result[] });
     const plan = JSON.parse(readFileSync(PLAN, 'utf8')) as { declared: string[]; declaredOutcomes: string[]; pureOutcomes: string[]; paths: { target: string }[] };
@@ -83,6 +84,19 @@ export async function setup(): Promise<() => Promise<void>> {
     if (coverage.guardOutcomes.driven < baseline.guardOutcomes) drops.push(`${coverage.guardOutcomes.driven} guard outcomes driven, baseline ${baseline.guardOutcomes}`);
     fail(drops);
   };
+}
+
+/**
+ * The PostgreSQL shards' line (test/paths/on-postgres.ts selects their paths). Nothing to judge
+ * here: each of their tests fails on a disagreement, and on a path undriven there but not on
+ * the file store.
+ */
+function postgresLine(dir: string): void {
+  if (!existsSync(dir)) return;
+  const reports = readdirSync(dir).map((f) => JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as { complete: boolean; results: Result[] });
+  const results = reports.flatMap((r) => r.results);
+  const count = (status: Result['status']) => results.filter((r) => r.status === status).length;
+  process.stdout.write(`\ndriven paths on PostgreSQL: ${results.length} run, ${count('driven')} driven, ${count('undriven')} undriven as on the file store, ${count('disagree')} disagreed${reports.every((r) => r.complete) ? '' : ' [partial run]'}\n`);
 }
 
 /** A failed check fails the run the way the canary scan does: a line on stderr and exit code 1 (a throwing teardown would only be logged). */
