@@ -98,8 +98,16 @@ export async function runSoak(opts: SoakOptions): Promise<SoakResult> {
   });
   const metrics = createMetrics({ defaultMetrics: false });
   const logger = opts.logger ?? silentLogger();
+  /**
+   * Campaigns whose CONTROL_LOST reached the public events, as each was appended (the feed keeps
+   * only the latest FEED_LIMIT: a burst of losses would push the earliest out before they are checked).
+   */
+  const saidControlLost = new Set<string>();
   const boot = async (): Promise<Supervisor> => {
     const s = await createSupervisor({ config, logger, metrics, now: () => new Date(clock()) });
+    s.readModel.on('publicEventsAdded', ({ events }) => {
+      for (const e of events) if (e.kind === 'CRITICAL' && /control/i.test(e.summary)) saidControlLost.add(e.campaign_id);
+    });
     await s.start({ heartbeat: false, initialSweep: true });
     return s;
   };
@@ -151,8 +159,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakResult> {
     /** Campaigns whose lease the remote no longer shows as ours: the beat it was first seen. */
     const lapsedAt = new Map<string, number>();
     const settled = new Set<string>();
-    const controlLost = (id: string) =>
-      supervisor.readModel.getSnapshot().context.events.some((e) => e.campaign_id === id && e.kind === 'CRITICAL' && /control/i.test(e.summary));
+    const controlLost = (id: string) => saidControlLost.has(id);
     const durations: number[] = [];
     const memory = (label: string) => {
       gc?.();
