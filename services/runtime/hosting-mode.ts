@@ -37,7 +37,7 @@ export interface HostingGate {
   /** What a campaign call answers while it may not be served here (null: serve it). */
   refusal(campaignId?: string): Promise<ApiError | null>;
   /** Replicas: a command for a campaign another replica hosts, answered by it (null: serve it here). */
-  forward?(command: RelayedCommand): Promise<ApiResult<unknown> | null>;
+  forward?(command: RelayedCommand, timeoutMs?: number): Promise<ApiResult<unknown> | null>;
   /** Stop, first step (replicas: no rebalance, no relayed command taken in). */
   stopping?(): Promise<void>;
   /** A write was refused `fence_stale` (campaignId: which campaign's). */
@@ -96,8 +96,10 @@ export function stateRootMode(p: { root: string; ownership: Ownership; injected:
  */
 export function replicaMode(p: Omit<ReplicaHostingDeps, 'logger'> & { logger: Logger; client: () => A2AClient | null; reads: Pick<ReplicaReadsDeps, 'readModel' | 'summaries'>; renewed?: (ms: number, answered: boolean) => void }): HostingMode & { gate: ReplicaHosting; reads: ReplicaReads } {
   const remotes = new Map<string, A2AClient>();
-  p.backend.ownership.onBeat((ms, answered) => p.renewed?.(ms, answered));
   const contexts = new DatabaseContextIndex(p.backend.db, p.backend.ownership, p.logger);
+  // An answered beat: the database is reachable, so settles that ran out of attempts are written
+  // again (no timer of its own: the beats stop when the ownership closes at release).
+  p.backend.ownership.onBeat((ms, answered) => (p.renewed?.(ms, answered), answered && contexts.rewriteUnwritten()));
   // A campaign that leaves is settled afresh by whichever replica hosts it next (and here, if it comes back).
   const gate = new ReplicaHosting({ ...p, left: (id) => (remotes.delete(id), contexts.forget(id), p.left(id)) });
   // `open`: once the gate is released (relay and pool closed), nothing more is read.

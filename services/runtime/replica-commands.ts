@@ -57,8 +57,11 @@ export class ReplicaCommands {
     return new ReplicaCommands(deps, relay);
   }
 
-  /** The owner's answer for a campaign hosted elsewhere; null when nobody ever claimed it (answered here: not found, or a create). */
-  async forward(command: RelayedCommand): Promise<ApiResult<unknown> | null> {
+  /**
+   * The owner's answer for a campaign hosted elsewhere; null when nobody ever claimed it (answered
+   * here: not found, or a create). `timeoutMs` (default the configured relay timeout): how long it waits.
+   */
+  async forward(command: RelayedCommand, timeoutMs?: number): Promise<ApiResult<unknown> | null> {
     const id = command.campaignId;
     let owner: Awaited<ReturnType<typeof ownerOf>>;
     try {
@@ -68,7 +71,7 @@ export class ReplicaCommands {
     }
     if (owner === null) return null;
     if (!owner.live) return unavailable(`Campaign ${id} has no live owner right now (it is being re-homed); try again with the same Idempotency-Key.`);
-    const sent = await this.relay.send(id, command, { timeoutMs: this.deps.timeoutMs ?? 30_000 });
+    const sent = await this.relay.send(id, command, { timeoutMs: timeoutMs ?? this.deps.timeoutMs ?? 30_000 });
     return sent.ok ? sent.answer : unavailable(`Campaign ${id}: ${sent.message}`);
   }
 

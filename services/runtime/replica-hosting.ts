@@ -124,12 +124,12 @@ export class ReplicaHosting {
    * A command for a campaign another replica hosts: its owner's answer, relayed; null when it is
    * ours and up here, or nobody ever claimed it (answered here: not found, or a create).
    */
-  async forward(command: RelayedCommand): Promise<ApiResult<unknown> | null> {
+  async forward(command: RelayedCommand, timeoutMs?: number): Promise<ApiResult<unknown> | null> {
     const id = command.campaignId;
     // Ours, but its actor is not up (loading, adopting, handing over, stopping): say so, not "not found".
     if (await this.validFor(id)) return this.deps.system()?.has(id) ? null : unavailable(`Campaign ${id} is being loaded or handed over on replica ${this.replicaId}; try again with the same Idempotency-Key.`);
     if (!this.commands) return unavailable(`Campaign ${id}: this replica cannot relay commands now.`);
-    return this.commands.forward(command);
+    return this.commands.forward(command, timeoutMs);
   }
 
   /** A write refused `fence_stale` (or a failed fence check): that campaign is lost here. */

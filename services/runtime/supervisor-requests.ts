@@ -30,8 +30,8 @@ export interface SupervisorRequestsDeps {
 
 type Door = RelayedCommand['door'];
 
-/** A lost create race asks the creator's replica this many times, this far apart (about 5 s in all). */
-const LOST_CREATE_ATTEMPTS = 25;
+/** A lost create race asks the creator's replica until this deadline (each call gets what is left), this far apart. */
+export const LOST_CREATE_DEADLINE_MS = 5_000;
 const LOST_CREATE_PAUSE_MS = 200;
 
 const fail = (error: ApiError): ApiResult<never> => ({ ok: false, error });
@@ -93,17 +93,21 @@ export class SupervisorRequests {
    * replica creating it at the same moment (same key through two replicas), answers as one
    * process would for that key: the creator's answer, from its gate (the replay, or
    * `mutation_in_progress` while the creator still runs it). Until the creator's actor is up its
-   * replica answers `owner_unavailable`; asked again, a bounded number of times.
+   * replica answers `owner_unavailable`; asked again until one overall deadline (each relay waits
+   * at most what is left of it). Hosted here meanwhile (the creator's campaign moved to this
+   * replica): run here with the same key, so this replica's gate replays the kept answer.
    */
   private async afterLostCreate(campaignId: string, body: unknown, key: string, answer: ApiResult<unknown>): Promise<ApiResult<unknown>> {
     const forward = this.deps.hosting.forward;
     if (answer.ok || answer.error.code !== 'campaign_exists' || !forward) return answer;
-    for (let attempt = 1; ; attempt++) {
-      const relayed = await forward.call(this.deps.hosting, { door: 'campaigns', campaignId, body, idempotencyKey: key });
-      // null: hosted here now (or by nobody): this replica's own answer stands.
-      if (relayed === null) return answer;
-      // Still unavailable after the last attempt: that answer (it says to retry with the same key).
-      if (relayed.ok || relayed.error.code !== 'owner_unavailable' || attempt >= LOST_CREATE_ATTEMPTS) return relayed;
+    const deadline = Date.now() + LOST_CREATE_DEADLINE_MS;
+    for (;;) {
+      const left = Math.max(1, Math.ceil(deadline - Date.now()));
+      const relayed = await forward.call(this.deps.hosting, { door: 'campaigns', campaignId, body, idempotencyKey: key }, left);
+      // null: hosted here now (or by nobody): asked here with the key, the gate replays what was kept (or runs it).
+      if (relayed === null) return this.campaigns(body, { idempotencyKey: key, relayed: true });
+      // Still unavailable at the deadline: that answer (it says to retry with the same key).
+      if (relayed.ok || relayed.error.code !== 'owner_unavailable' || Date.now() + LOST_CREATE_PAUSE_MS >= deadline) return relayed;
       await new Promise((resolve) => setTimeout(resolve, LOST_CREATE_PAUSE_MS));
     }
   }
