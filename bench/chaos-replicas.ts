@@ -58,15 +58,19 @@ async function until(what: () => Promise<boolean>, ms: number): Promise<boolean>
  * A read-back or resolve command through a survivor, asked again (bounded) while the takeover
  * is not finished: 503 (no live owner yet) and 404 `campaign_not_found`. The new owner claims
  * the row first and loads the campaign after, and in between it (and a replica relaying to it)
- * answers 404 for a campaign that exists; each such answer is counted in `notFound`.
+ * answers 404 for a campaign that exists; each such answer is counted in `notFound`. And 409
+ * `effect_in_flight`, as an operator would ask again: a campaign taken over in doubt first
+ * rotates its epoch (readback, claim), and `resolve_intent` waits for that; counted in `busy`.
  */
-async function viaSurvivor(child: SupervisorChild, route: 'campaigns' | 'campaign_action', body: unknown, seen: { notFound: number }): Promise<Answer> {
+async function viaSurvivor(child: SupervisorChild, route: 'campaigns' | 'campaign_action', body: unknown, seen: { notFound: number; busy: number }): Promise<Answer> {
   let answer: Answer = null;
   for (const end = Date.now() + RETRY_503_MS; Date.now() < end; await sleep(200)) {
     answer = await child.call(route, body);
     const notFound = answer?.status === 404 && answer.body?.error?.code === 'campaign_not_found';
+    const busy = answer?.status === 409 && answer.body?.error?.code === 'effect_in_flight';
     if (notFound) seen.notFound++;
-    if (answer?.status !== 503 && !notFound) return answer;
+    if (busy) seen.busy++;
+    if (answer?.status !== 503 && !notFound && !busy) return answer;
   }
   return answer;
 }
@@ -208,7 +212,7 @@ export async function oneReplicaRun(sim: SimChild, pair: Pair, random: () => num
     // Resolve through a random survivor (relayed when it is not the new owner): read back, never resend.
     const survivors = children.filter((c) => c !== victim);
     const via = survivors[Math.floor(random() * survivors.length)]!;
-    const seen = { notFound: 0 };
+    const seen = { notFound: 0, busy: 0 };
     const got = await viaSurvivor(via, 'campaigns', { action: 'get', campaign_id: campaignId }, seen);
     const campaign = got?.body?.campaign;
     if (campaign?.state === 'ambiguous-intent' || campaign?.open_intent) {
@@ -232,7 +236,7 @@ export async function oneReplicaRun(sim: SimChild, pair: Pair, random: () => num
       diedMidFlow,
       exitSignal: exit.signal,
       seconds: (Date.now() - started) / 1000,
-      replica: { victim: role, relayed: entry !== host, rehomeMs, rehomeFailed: !rehomed, settled, notFoundAfterTakeover: seen.notFound },
+      replica: { victim: role, relayed: entry !== host, rehomeMs, rehomeFailed: !rehomed, settled, notFoundAfterTakeover: seen.notFound, busyAfterTakeover: seen.busy },
     };
   } finally {
     await Promise.all(children.map((c) => c.kill('SIGKILL')));

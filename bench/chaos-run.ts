@@ -44,6 +44,8 @@ export interface ReplicaOutcome {
   settled: boolean;
   /** 404 campaign_not_found answers for the campaign after the takeover, before its new owner had loaded it (asked again). */
   notFoundAfterTakeover: number;
+  /** Answers 409 effect_in_flight (the takeover's epoch rotation still running), asked again. */
+  busyAfterTakeover?: number;
 }
 
 /** The remote holds a claim (or its lease readback) this long; the harness kills well before. */

@@ -34,6 +34,8 @@ export interface ChaosSummary extends Reconciled {
   maxRehomeMs: number;
   /** `--replicas`: runs in which the campaign answered 404 campaign_not_found after its takeover (before its new owner loaded it). */
   notFoundAfterTakeover: number;
+  /** `--replicas`: runs in which resolve_intent answered 409 effect_in_flight (the new owner still rotating the epoch) and was asked again. */
+  busyAfterTakeover: number;
 }
 
 export function summarize(results: readonly RunResult[]): ChaosSummary {
@@ -64,6 +66,7 @@ export function summarize(results: readonly RunResult[]): ChaosSummary {
     relayed: results.filter((r) => r.replica?.relayed).length,
     maxRehomeMs: results.reduce((m, r) => Math.max(m, r.replica?.rehomeMs ?? 0), 0),
     notFoundAfterTakeover: results.filter((r) => (r.replica?.notFoundAfterTakeover ?? 0) > 0).length,
+    busyAfterTakeover: results.filter((r) => (r.replica?.busyAfterTakeover ?? 0) > 0).length,
   };
 }
 

@@ -92,7 +92,8 @@ async function main(): Promise<void> {
       (args.replicas > 1
         ? `  replicas ${args.replicas}: killed the host ${s.victims.host}, the replica the flow was sent to ${s.victims.entry}, another ${s.victims.bystander}; ` +
           `${s.relayed} flows relayed; ${s.takeoverFailures} failed takeovers; slowest takeover ${s.maxRehomeMs} ms (TTL ${args.ttl} s); ` +
-          `${s.notFoundAfterTakeover} runs answered 404 campaign_not_found after the takeover, before the new owner loaded the campaign (asked again)\n`
+          `${s.notFoundAfterTakeover} runs answered 404 campaign_not_found after the takeover, before the new owner loaded the campaign (asked again); ` +
+          `${s.busyAfterTakeover} runs answered 409 effect_in_flight to resolve_intent while the new owner rotated the epoch (asked again)\n`
         : ''),
   );
   process.exit(passed(s) && results.length === plan.length ? 0 : 1);
