@@ -12,6 +12,7 @@ import type { Database } from '../../../persistence/postgres/database.js';
 import { CONTEXT_LOCK_TIMEOUT_MS } from '../../../persistence/postgres/context-controllers.js';
 import { DatabaseContextIndex } from '../../../services/runtime/replica-contexts.js';
 import { captureLogs } from '../../fixtures/log-capture.js';
+import { own as ownRow, Writer } from './support/context-owners.js';
 import { usePostgres } from './support/use-postgres.js';
 
 const pgf = usePostgres();
@@ -19,22 +20,7 @@ beforeAll(() => pgf.db());
 let shared: ReturnType<typeof pgf.client> | null = null;
 const sql = async (text: string, values: unknown[] = []) => (await (shared ??= pgf.client())).query(text, values);
 
-class Writer {
-  readonly fences = new Map<string, number>();
-  constructor(readonly holder: string) {}
-  fenceFor(campaignId: string): number | null {
-    return this.fences.get(campaignId) ?? null;
-  }
-}
-
-async function own(writer: Writer, campaignId: string, fence: number, live = true): Promise<void> {
-  await sql(
-    `INSERT INTO campaign_owner (campaign_id, holder, fence, expires_at) VALUES ($1, $2, $3, now() + $4::interval)
-     ON CONFLICT (campaign_id) DO UPDATE SET holder = EXCLUDED.holder, fence = EXCLUDED.fence, expires_at = EXCLUDED.expires_at`,
-    [campaignId, writer.holder, fence, live ? '1 hour' : '-1 second'],
-  );
-  writer.fences.set(campaignId, fence);
-}
+const own = (writer: Writer, campaignId: string, fence: number, live = true) => ownRow(sql, writer, campaignId, fence, live);
 
 const storeChart = (campaignId: string, authority: string, contextId: string | null) =>
   sql('INSERT INTO campaign_documents (campaign_id, document, fence) VALUES ($1, $2, 1) ON CONFLICT (campaign_id) DO UPDATE SET document = EXCLUDED.document', [

@@ -19,6 +19,7 @@ import { createSupervisor, type Supervisor } from '../../../services/runtime/sup
 import { startSimulator, type RunningSimulator } from '../../../simulator/index.js';
 import { captureLogs } from '../../fixtures/log-capture.js';
 import { attach, createScope, envFor, tempStateRoot, until, type Scope } from '../../fixtures/supervisor-harness.js';
+import { own as ownRow, Writer } from './support/context-owners.js';
 import { usePostgres } from './support/use-postgres.js';
 
 const pgf = usePostgres();
@@ -30,26 +31,8 @@ const client = () => (shared ??= pgf.client());
 const scope = createScope();
 afterEach(() => scope.dispose());
 
-/** A replica's side of the fence, set by the test (the database rows are set with `own`). */
-class Writer {
-  readonly fences = new Map<string, number>();
-  constructor(readonly holder: string) {}
-  fenceFor(campaignId: string): number | null {
-    return this.fences.get(campaignId) ?? null;
-  }
-}
-
-/** `writer` holds `campaignId` at `fence` (its row live, or expired), in the database and in its own memory. */
-async function own(writer: Writer, campaignId: string, fence: number, live = true): Promise<void> {
-  await (await client()).query(
-    `INSERT INTO campaign_owner (campaign_id, holder, fence, expires_at) VALUES ($1, $2, $3, now() + $4::interval)
-     ON CONFLICT (campaign_id) DO UPDATE SET holder = EXCLUDED.holder, fence = EXCLUDED.fence, expires_at = EXCLUDED.expires_at`,
-    [campaignId, writer.holder, fence, live ? '1 hour' : '-1 second'],
-  );
-  writer.fences.set(campaignId, fence);
-}
-
 const sql = async (text: string, values: unknown[] = []) => (await client()).query(text, values);
+const own = (writer: Writer, campaignId: string, fence: number, live = true) => ownRow(sql, writer, campaignId, fence, live);
 /** A stored document whose chart is `authority` (holding `contextId` when controlling); only the fields the reclaim rule reads. */
 const storeChart = (campaignId: string, authority: string, contextId: string | null) =>
   sql('INSERT INTO campaign_documents (campaign_id, document, fence) VALUES ($1, $2, 1) ON CONFLICT (campaign_id) DO UPDATE SET document = EXCLUDED.document', [
