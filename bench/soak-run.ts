@@ -145,7 +145,9 @@ export async function runSoak(opts: SoakOptions): Promise<SoakResult> {
         limit(async () => {
           const created = await supervisor.campaigns({ action: 'create', campaign_id: id, objective: 'soak', remote_task_id: taskIds[i] });
           if (!created.ok) throw new Error(`create ${id}: ${created.error.code}`);
-          const claim = await supervisor.campaignAction({ campaign_id: id, action: 'claim' });
+          // Set-up, not measured: a claim the loaded in-process remote did not answer in time is asked again (an operator would).
+          let claim = await supervisor.campaignAction({ campaign_id: id, action: 'claim' });
+          for (let retry = 0; !claim.ok && retry < 3; retry++) claim = await supervisor.campaignAction({ campaign_id: id, action: 'claim' });
           if (!claim.ok) throw new Error(`claim ${id}: ${claim.error.code}`);
           contextOf.set(id, sim.task(taskIds[i]!)!.contextId);
         }),
