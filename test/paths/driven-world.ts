@@ -77,6 +77,8 @@ export interface DrivenWorld {
   requests(): Record<string, number>;
   /** Stops the supervisor (every write settled) and starts a new one on the same state root. */
   restart(): Promise<void>;
+  /** How many times `restart` began: a group that restarted the process whatever its driver answered. */
+  restarts(): number;
   close(): Promise<void>;
 }
 
@@ -192,6 +194,7 @@ export async function drivenWorld(opts: WorldOptions): Promise<DrivenWorld> {
   };
   let supervisor = await make();
   let stopped = false;
+  let restarts = 0;
   const stop = async () => {
     if (!stopped) await supervisor.stop();
     stopped = true;
@@ -234,7 +237,9 @@ export async function drivenWorld(opts: WorldOptions): Promise<DrivenWorld> {
     offline: (write) => store.offline(CAMPAIGN, write),
     stop,
     requests: () => ({ ...sim.stats().requests }),
+    restarts: () => restarts,
     async restart() {
+      restarts++;
       await stop();
       supervisor = await make();
       stopped = false;

@@ -22,21 +22,20 @@ import type { HostEnvironment } from '../../machines/campaign.types.js';
 import { explainRefusal } from '../../machines/campaign.rules.js';
 import type { CampaignEmitted } from '../../machines/campaign.emitted.js';
 import type { PlannedPath, PlannedStep } from './path-plan.js';
-import { drivenWorld, type DrivenWorld, type Received } from './driven-world.js';
+import { drivenWorld, type Received } from './driven-world.js';
 import { EFFECT_METHODS, expectedDrafts, modelAllowed, modelStep, MUTATING_METHODS, restoreModel } from './path-model.js';
-import { arrange, effectOf, isEffectAnswer, perform, type Outcome } from './stimuli.js';
+import { arrange, effectOf, isEffectAnswer, perform } from './stimuli.js';
 import { argusWorldFor } from './stimuli-decisions.js';
 import { SavePoints } from './save-points.js';
 import type { StoreChoice } from './driven-store.js';
 import type { Snap } from '../machines/campaign-traversal.js';
+import { Disagreement, idle, parked, settle, Undriven } from './group-waits.js';
 
 export type PathResult =
   | { status: 'driven'; target: string; taken: string[]; guards: string[]; steps: number }
   | { status: 'undriven'; target: string; reason: string; taken: string[]; guards: string[] }
   | { status: 'disagree'; target: string; problem: string };
 
-class Disagreement extends Error {}
-class Undriven extends Error {}
 
 /** The planned steps in groups: one performed event, then the effect answers it leads to. */
 function groups(steps: readonly PlannedStep[]): PlannedStep[][] {
@@ -85,6 +84,7 @@ export async function runPath(path: PlannedPath, store: StoreChoice = { kind: 'f
         return handle ? [handle] : [];
       });
       const before = world.requests();
+      const restartsBefore = world.restarts();
       const performing = perform(world, group[0]!.event);
       if (releasing.length) {
         await world.quiet(50);
@@ -93,7 +93,7 @@ export async function runPath(path: PlannedPath, store: StoreChoice = { kind: 'f
       }
       const holdingBefore = world.sim.holding;
       // With an effect held, the command may wait for it: the group is over once it is parked and the rest has settled.
-      const performed = held.length ? await Promise.race([performing, parked(world, holdingBefore + held.length).then(() => idle(world, performing))]) : await performing;
+      const performed = held.length ? await Promise.race([performing, parked(world, holdingBefore + held.length).then(() => idle(world, performing, restartsBefore))]) : await performing;
       if (!performed.ok) throw new Undriven(performed.reason);
       for (const [answer, handle] of holds) heldBefore.set(answer, handle);
       await settle(world, world.sim.holding > 0);
@@ -188,37 +188,6 @@ function authorityOf(value: unknown): string {
 function heldMethods(group: readonly PlannedStep[]): [answer: string, method: string][] {
   const states = new Set(group.map((s) => authorityOf(s.value)));
   return EFFECT_STATES.filter(([state, answer]) => states.has(state) && !group.some((s) => String(s.event.type).endsWith(`.actor.${answer}`))).map(([, answer, method]) => [answer, method]);
-}
-
-/** Resolves once the simulator holds `count` requests and the campaign has taken what came before. */
-async function parked(world: DrivenWorld, count: number): Promise<void> {
-  for (let i = 0; i < 400 && world.sim.holding < count; i++) await new Promise((r) => setTimeout(r, 5));
-  if (world.sim.holding < count) throw new Disagreement('the effect the model started never reached the remote');
-}
-
-/** After a hold: the command's own answer if it comes within a second, else the actor's events stop arriving for 100 ms. */
-async function idle(world: DrivenWorld, performing: Promise<Outcome>): Promise<Outcome> {
-  const answered = await Promise.race([performing, new Promise<null>((r) => setTimeout(() => r(null), 1000))]);
-  if (answered) return answered;
-  await world.quiet(100);
-  return { ok: true };
-}
-
-/** Waits until the campaign is quiescent (or only held effects run) and its writes are on disk. */
-async function settle(world: DrivenWorld, holding = false): Promise<void> {
-  // A decision effect (not tagged: the chart saves in any decision state) can take a turn's budget.
-  const tries = world.argus ? 3_000 : 200;
-  for (let i = 0; i < tries; i++) {
-    const host = world.supervisor.system!.host('path-1');
-    if (!host) return;
-    await host.whenWritten();
-    if (holding || (!host.getSnapshot().hasTag('effect-in-flight') && !world.argus?.busy(host))) {
-      await host.whenWritten();
-      return;
-    }
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  throw new Disagreement(`the campaign did not settle within ${world.argus ? 'fifteen seconds' : 'a second'}`);
 }
 
 /** The planned operator event as the API built it: this clock, the live lease's epoch, the live question. */

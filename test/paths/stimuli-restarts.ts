@@ -72,10 +72,13 @@ export async function takenOver(world: DrivenWorld): Promise<Outcome> {
       const timer = setTimeout(() => resolve(false), 5000);
       world.whenReceived('HOSTING_TAKEN_OVER', () => (clearTimeout(timer), resolve(true)));
     });
+    // Counted before the restart: the new replica's load may send the takeover and its effect
+    // may park at the remote before `restart` returns (seen in ambiguous-intent, whose restore
+    // also sends INTENT_IN_DOUBT); counted after, that park went unseen and this waited on it.
+    const holding = world.sim.holding;
     await world.restart();
     if (!(await told)) return no('the new replica did not send HOSTING_TAKEN_OVER within 5 s');
     const host = world.supervisor.system?.host(CAMPAIGN);
-    const holding = world.sim.holding;
     for (let i = 0; i < 1000 && host?.getSnapshot().hasTag('effect-in-flight') && world.sim.holding === holding; i++) await new Promise((r) => setTimeout(r, 5));
     return { ok: true, restarted: true };
   }
