@@ -23,6 +23,7 @@ import { MATRIX, pairKey, parseChaosArgs, prng, schedule } from './chaos-plan.js
 import { oneRun, type RunResult } from './chaos-run.js';
 import { oneReplicaRun } from './chaos-replicas.js';
 import { passed, summarize, violated } from './chaos-summary.js';
+import { stopChildrenOnSignal } from './child-processes.js';
 import { spawnSimulator } from './sim-child.js';
 
 const USAGE =
@@ -99,4 +100,5 @@ async function main(): Promise<void> {
   process.exit(passed(s) && results.length === plan.length ? 0 : 1);
 }
 
+stopChildrenOnSignal();
 await main();

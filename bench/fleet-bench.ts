@@ -17,6 +17,7 @@ import { createA2AClient } from '../adapters/a2a/index.js';
 import { applyHeapGrowth, DEFAULT_HEAP_GROWTH_PERCENT } from '../services/runtime/heap-growth.js';
 import { createSupervisor } from '../services/runtime/supervisor.js';
 import type { BenchArgs } from './args.js';
+import { tracked } from './child-processes.js';
 import { benchConfig, createCampaigns, createSteadyTasks, log, round1, round3 } from './bench-setup.js';
 import { firstLine, spawnSimulator } from './sim-child.js';
 import { measure, median, rawLister, rawSweeper, settle } from './sweep-rounds.js';
@@ -76,7 +77,7 @@ export interface FleetBenchResult {
 
 async function spawnStockServer(count: number): Promise<{ base: string; rpcUrl: string; stop(): Promise<void> }> {
   const entry = fileURLToPath(new URL('./stock-sdk-child.js', import.meta.url));
-  const child = spawn(process.execPath, [entry, String(count)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = tracked(spawn(process.execPath, [entry, String(count)], { stdio: ['ignore', 'pipe', 'inherit'] }));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;

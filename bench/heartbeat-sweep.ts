@@ -39,6 +39,7 @@ import type { RestartResult } from './restart-child.js';
 import { runRestartChild } from './restart-spawn.js';
 import { runFleetBench } from './fleet-bench.js';
 import { wantsReplicas } from './replicas-args.js';
+import { stopChildrenOnSignal } from './child-processes.js';
 import { runReplicasMain } from './replicas-report.js';
 import { spawnSimulator, type SimChild } from './sim-child.js';
 import { median, runRounds } from './sweep-rounds.js';
@@ -263,4 +264,5 @@ async function main(): Promise<void> {
   }
 }
 
+stopChildrenOnSignal();
 await main();

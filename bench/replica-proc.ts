@@ -6,6 +6,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { tracked } from './child-processes.js';
 
 /** dist/bench/replica-proc.js → dist/bench/replica-child.js */
 export const REPLICA_CHILD_PATH = fileURLToPath(new URL('./replica-child.js', import.meta.url));
@@ -24,7 +25,7 @@ export class ReplicaProc {
 
   constructor(readonly index: number) {
     // Only PATH: the child needs no secret; the database URL travels in the init request.
-    this.child = fork(REPLICA_CHILD_PATH, [], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env: { PATH: process.env.PATH } });
+    this.child = tracked(fork(REPLICA_CHILD_PATH, [], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env: { PATH: process.env.PATH } }));
     this.child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
       for (const line of chunk.split('\n')) if (line.trim()) process.stderr.write(`[replica ${index}] ${line}\n`);
     });

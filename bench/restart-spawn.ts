@@ -6,6 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { tracked } from './child-processes.js';
 import type { RestartInput, RestartResult } from './restart-child.js';
 
 /** dist/bench/restart-spawn.js → dist/bench/restart-child.js */
@@ -13,10 +14,12 @@ export const RESTART_CHILD_PATH = fileURLToPath(new URL('./restart-child.js', im
 
 export function runRestartChild(input: RestartInput, timeoutMs = 15 * 60_000): Promise<RestartResult> {
   // Only PATH: the child needs no secret, and the config travels in argv, not the environment.
-  const child = spawn(process.execPath, [RESTART_CHILD_PATH, JSON.stringify(input)], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { PATH: process.env.PATH },
-  });
+  const child = tracked(
+    spawn(process.execPath, [RESTART_CHILD_PATH, JSON.stringify(input)], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { PATH: process.env.PATH },
+    }),
+  );
   child.stderr.pipe(process.stderr, { end: false });
   let stdout = '';
   child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));

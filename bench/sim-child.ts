@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import type { ScenarioName, SimListing } from '../simulator/index.js';
+import { tracked } from './child-processes.js';
 
 export interface SimChild {
   url: string;
@@ -23,10 +24,12 @@ export async function spawnSimulator(opts: { scenario: ScenarioName; listing?: S
   const env = { ...process.env };
   // An inherited token would make the simulator demand one the benchmark does not send.
   delete env['OPENTRAINING_A2A_TOKEN'];
-  const child = spawn(process.execPath, [CLI_PATH, 'simulate', '--port', '0', '--scenario', opts.scenario, ...(opts.listing ? ['--listing', opts.listing] : [])], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env,
-  });
+  const child = tracked(
+    spawn(process.execPath, [CLI_PATH, 'simulate', '--port', '0', '--scenario', opts.scenario, ...(opts.listing ? ['--listing', opts.listing] : [])], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env,
+    }),
+  );
   // Keep the last few KB of the simulator's log for a failure message; never block on it.
   let stderrTail = '';
   child.stderr!.setEncoding('utf8');

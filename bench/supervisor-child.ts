@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { tracked } from './child-processes.js';
 import { CLI_PATH } from './sim-child.js';
 
 export interface SupervisorChild {
@@ -45,7 +46,7 @@ export async function spawnSupervisor(opts: {
     ...(opts.faultPoint ? { ARGUS_SUPERVISOR_FAULT_POINT: opts.faultPoint } : {}),
     ...opts.env,
   };
-  const child = spawn(process.execPath, [CLI_PATH, 'serve'], { stdio: ['ignore', 'pipe', 'pipe'], env });
+  const child = tracked(spawn(process.execPath, [CLI_PATH, 'serve'], { stdio: ['ignore', 'pipe', 'pipe'], env }));
   let stderrTail = '';
   child.stderr!.setEncoding('utf8');
   child.stderr!.on('data', (c: string) => {
