@@ -41,7 +41,11 @@ describe('a turn past its budget', () => {
     expect(q.key).toMatch(/^timeout-\d+$/);
     expect(q.source).toBe('argus');
     expect(view(w).decisions.last).toMatchObject({ outcome: 'timeout', code: 'argus_timeout' });
-    const wake = docOf(w).wake.requests.filter((r) => r.target === 'argus');
+    // The view is the actor's snapshot; the document is written just after it, so wait for the
+    // receipt to be on disk before reading it there (CI once read the file in between).
+    const argusWake = () => docOf(w).wake.requests.filter((r) => r.target === 'argus');
+    await until(() => argusWake()[0]?.settled !== undefined, 'the timeout receipt to be persisted', 40, 50);
+    const wake = argusWake();
     expect(wake).toHaveLength(1);
     expect(wake[0]!.settled).toMatchObject({ outcome: 'timeout' });
 
