@@ -45,14 +45,43 @@ export function readbackIsFresh(readback: LeaseReadback | null, at: string): boo
 export const leaseUnexpiredAt = (lease: OurLease | null, now: string): boolean => lease !== null && instant(lease.expiresAt) > instant(now);
 
 /**
- * Renew while at least two heartbeats remain before expiry, or half the TTL if that is longer:
- * one missed beat never lets the lease lapse.
+ * Where a lease renews inside its renewal window, from 0 to 1: a hash (FNV-1a, then murmur3's
+ * finalizer) of the campaign id and the lease's current expiry, so a new point after each
+ * renewal. Leases claimed in one beat (a takeover claims a whole share at once, the soak claims
+ * every campaign) would otherwise renew in one beat, every time; a fixed point per campaign
+ * would still bring them back together at the common multiples of their periods.
  */
-export function leaseDueForRenewal(lease: OurLease | null, now: string, cadenceMs: number): boolean {
+export function renewalSpreadOf(campaignId: string, expiresAt: string): number {
+  let h = 0x811c9dc5;
+  const key = `${campaignId} ${expiresAt}`;
+  for (let i = 0; i < key.length; i++) {
+    h ^= key.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return ((h ^ (h >>> 16)) >>> 0) / 2 ** 32;
+}
+
+/**
+ * Renew while at least two heartbeats remain before expiry, or half the TTL if that is longer
+ * (one missed beat never lets the lease lapse), and up to a quarter TTL earlier by the lease's
+ * `spread` (0 to 1), never so early that it renews on the next beat. Earlier only: the spread
+ * never delays a renewal past the rule without it.
+ */
+export function leaseDueForRenewal(lease: OurLease | null, now: string, cadenceMs: number, spread: number): boolean {
   if (lease === null) return false;
   const remaining = instant(lease.expiresAt) - instant(now);
-  return remaining <= Math.max((lease.ttlSeconds * 1000) / 2, 2.2 * cadenceMs);
+  const ttlMs = lease.ttlSeconds * 1000;
+  const due = Math.max(ttlMs / 2, 2.2 * cadenceMs);
+  // A renewed lease has about TTL - one cadence left at the next beat: a beat of margin more.
+  const early = Math.max(0, Math.min(ttlMs / 4, ttlMs - due - 2 * cadenceMs));
+  return remaining <= due + spread * early;
 }
+
+/** The chart's renewal rule: `leaseDueForRenewal` at this campaign's spread for its current lease. */
+export const renewalDue = (campaignId: string, lease: OurLease | null, now: string, cadenceMs: number): boolean =>
+  lease !== null && leaseDueForRenewal(lease, now, cadenceMs, renewalSpreadOf(campaignId, lease.expiresAt));
 
 /** The renewal deadline of a lease: LEASE_RENEW_MARGIN_MS before it expires. */
 export const renewalDeadlineOf = (lease: OurLease): string => new Date(instant(lease.expiresAt) - LEASE_RENEW_MARGIN_MS).toISOString();

@@ -73,7 +73,7 @@ export const campaignSetup = setup({
   guards: {
     ...operatorGuards(),
     intentOpen: ({ context }: G) => context.pendingIntent !== null,
-    leaseDueForRenewal: on('TICK', (c, e) => rule.leaseDueForRenewal(c.lease, e.now, c.environment.cadenceMs)),
+    leaseDueForRenewal: on('TICK', (c, e) => rule.renewalDue(c.campaignId, c.lease, e.now, c.environment.cadenceMs)),
     // On a TICK, and on a takeover: a lease that can no longer be renewed in time is not rotated either.
     leaseRenewalDeadlinePassed: ({ context, event }: G) =>
       (event.type === 'TICK' || event.type === 'HOSTING_TAKEN_OVER') && rule.leaseRenewalDeadlinePassed(context.lease, event.now),

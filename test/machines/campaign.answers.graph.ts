@@ -3,7 +3,7 @@
  * the rules a mutant of a guard would otherwise break unnoticed (found by `npm run mutation`).
  */
 import { describe, expect, it } from 'vitest';
-import { backingOff, leaseDueForRenewal, leaseRenewalDeadlinePassed, readDue, readbackShowsOurLease } from '../../machines/campaign.guards.js';
+import { backingOff, leaseRenewalDeadlinePassed, readDue, readbackShowsOurLease, renewalDue } from '../../machines/campaign.guards.js';
 import { describeStates } from '../../machines/campaign.projection.js';
 import { explainRefusal, MUTATION_RULES } from '../../machines/campaign.rules.js';
 import {
@@ -254,7 +254,7 @@ describe('campaign statechart: answers and observations', { timeout: 240_000 }, 
         expect([t, isIn(e.nextState, `${A}.control-lost`)]).toEqual([t, late]);
       }
       if (isIn(e.state, READY)) {
-        const due = !leaseRenewalDeadlinePassed(e.state.context.lease, t.now) && leaseDueForRenewal(e.state.context.lease, t.now, e.state.context.environment.cadenceMs);
+        const due = !leaseRenewalDeadlinePassed(e.state.context.lease, t.now) && renewalDue(e.state.context.campaignId, e.state.context.lease, t.now, e.state.context.environment.cadenceMs);
         sides.add(`renew:${due}`);
         expect([t, isIn(e.nextState, `${A}.controlling.renewing`)]).toEqual([t, due]);
       }
