@@ -45,11 +45,9 @@ export function readbackIsFresh(readback: LeaseReadback | null, at: string): boo
 export const leaseUnexpiredAt = (lease: OurLease | null, now: string): boolean => lease !== null && instant(lease.expiresAt) > instant(now);
 
 /**
- * Where a lease renews inside its renewal window, from 0 to 1: a hash (FNV-1a, then murmur3's
- * finalizer) of the campaign id and the lease's current expiry, so a new point after each
- * renewal. Leases claimed in one beat (a takeover claims a whole share at once, the soak claims
- * every campaign) would otherwise renew in one beat, every time; a fixed point per campaign
- * would still bring them back together at the common multiples of their periods.
+ * Where in its window a lease's first renewal falls, from 0 to 1: a hash (FNV-1a, then murmur3's
+ * finalizer) of the campaign id and the lease's expiry. Ids that differ only in their last
+ * characters land anywhere in the window.
  */
 export function renewalSpreadOf(campaignId: string, expiresAt: string): number {
   let h = 0x811c9dc5;
@@ -64,18 +62,20 @@ export function renewalSpreadOf(campaignId: string, expiresAt: string): number {
 }
 
 /**
- * Renew while at least two heartbeats remain before expiry, or half the TTL if that is longer
- * (one missed beat never lets the lease lapse), and up to a quarter TTL earlier by the lease's
- * `spread` (0 to 1), never so early that it renews on the next beat. Earlier only: the spread
- * never delays a renewal past the rule without it.
+ * Renew while at least two heartbeats remain before expiry, or half the TTL if that is longer:
+ * one missed beat never lets the lease lapse. The first renewal after a grant (a claim or a
+ * rotation: `confirmedAt` is still `heldSince`) comes earlier by `spread` (0 to 1) of what is
+ * left before that, less a beat and a half, so it never falls on the beat right after the grant.
+ * Leases granted in one beat (a takeover claims a whole share at once) so get different phases
+ * and keep them: every later renewal is at the rule's own point, at the same rate as before.
+ * Earlier only: the spread never delays a renewal past the rule without it.
  */
 export function leaseDueForRenewal(lease: OurLease | null, now: string, cadenceMs: number, spread: number): boolean {
   if (lease === null) return false;
   const remaining = instant(lease.expiresAt) - instant(now);
   const ttlMs = lease.ttlSeconds * 1000;
   const due = Math.max(ttlMs / 2, 2.2 * cadenceMs);
-  // A renewed lease has about TTL - one cadence left at the next beat: a beat of margin more.
-  const early = Math.max(0, Math.min(ttlMs / 4, ttlMs - due - 2 * cadenceMs));
+  const early = lease.confirmedAt === lease.heldSince ? Math.max(0, ttlMs - due - 1.5 * cadenceMs) : 0;
   return remaining <= due + spread * early;
 }
 
