@@ -79,7 +79,7 @@ describe('renewal spread', () => {
     }
   });
 
-  it('at every corner: no renewal more than the rule makes, and none the spread makes on the beat after a grant', () => {
+  it('at every corner: at most one renewal more per lease than the rule makes, and none the spread makes on the beat after a grant', () => {
     for (const [ttlSeconds, cadenceSeconds] of CORNERS) {
       const cadenceMs = cadenceSeconds * 1000;
       const due = Math.max((ttlSeconds * 1000) / 2, 2.2 * cadenceMs);
